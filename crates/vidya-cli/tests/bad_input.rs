@@ -1,0 +1,156 @@
+//! Bad input gets a clear message and exit code 1, never a panic, and nothing stored is lost.
+
+mod common;
+use common::*;
+
+#[test]
+fn empty_question_and_empty_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path();
+    let o = run(lib, &["ask", "what is photosynthesis"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no books yet"), "{}", stderr(&o));
+
+    ok(&run(
+        lib,
+        &[
+            "ingest",
+            fixtures().join("biology2e/ch08.pdf").to_str().unwrap(),
+        ],
+    ));
+    for q in ["", "   ", "\n\t"] {
+        let o = run(lib, &["ask", q]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            stderr(&o).contains("the question is empty"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // Only punctuation or stop words: no searchable term, so nothing is found (not a crash).
+    let r = json(lib, &["ask", "?? what is the ??", "--json"]);
+    assert_eq!(r["gated"], true);
+    // --json errors are JSON too.
+    let v = json(lib, &["ask", "", "--json"]);
+    assert_eq!(v["error"]["kind"], "empty_question");
+    // A pasted page as a question is cut, not refused.
+    let huge = "photosynthesis light chlorophyll ".repeat(2000);
+    let r = json(lib, &["ask", &huge, "--json"]);
+    assert_eq!(r["gated"], false);
+}
+
+#[test]
+fn unsupported_missing_and_damaged_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    ok(&run(
+        &lib,
+        &[
+            "ingest",
+            fixtures().join("biology2e/ch08.pdf").to_str().unwrap(),
+        ],
+    ));
+    let before = counts(&lib);
+
+    let exe = dir.path().join("setup.exe");
+    std::fs::write(&exe, b"MZ\x90\x00").unwrap();
+    let o = run(&lib, &["ingest", exe.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("unsupported file type"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = run(
+        &lib,
+        &["ingest", dir.path().join("missing.pdf").to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+
+    let fake = dir.path().join("notes.pdf");
+    std::fs::write(&fake, b"this is not a pdf at all").unwrap();
+    let o = run(&lib, &["ingest", fake.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("damaged or incomplete"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("panicked"));
+
+    // Truncated copy of a real chapter.
+    let bytes = std::fs::read(fixtures().join("biology2e/ch07.pdf")).unwrap();
+    let cut = dir.path().join("ch07-cut.pdf");
+    std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
+    let o = run(&lib, &["ingest", cut.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+
+    let empty = dir.path().join("empty.pdf");
+    std::fs::write(&empty, b"").unwrap();
+    let o = run(&lib, &["ingest", empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+
+    // Nothing stored was lost, nothing half-stored was added.
+    assert_eq!(counts(&lib), before);
+    let r = json(&lib, &["ask", "light-dependent reactions", "--json"]);
+    assert_eq!(r["gated"], false);
+}
+
+#[test]
+fn a_folder_with_one_bad_chapter_keeps_the_good_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    let book = dir.path().join("science-7");
+    std::fs::create_dir(&book).unwrap();
+    std::fs::copy(fixtures().join("biology2e/ch08.pdf"), book.join("ch01.pdf")).unwrap();
+    std::fs::write(book.join("ch02.pdf"), b"%PDF-1.4 broken").unwrap();
+    let o = run(&lib, &["ingest", book.to_str().unwrap()]);
+    ok(&o);
+    let out = stdout(&o);
+    assert!(
+        out.contains("14 pages") && out.contains("skipped ch02.pdf"),
+        "{out}"
+    );
+}
+
+#[test]
+fn text_markdown_and_docx_books() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    let md = dir.path().join("plants.md");
+    std::fs::write(
+        &md,
+        "# Science for Class 7\n\n## Nutrition in Plants\n\nGreen plants make their own food by photosynthesis. The leaves contain chlorophyll, a green pigment that traps the energy of sunlight. Water and minerals are absorbed by the roots from the soil.\n\n## Respiration in Organisms\n\nAll living organisms respire to release energy from food. In yeast, anaerobic respiration produces alcohol and carbon dioxide.\n",
+    )
+    .unwrap();
+    let o = run(&lib, &["ingest", md.to_str().unwrap()]);
+    ok(&o);
+    assert!(
+        stdout(&o).contains("\"Science for Class 7\""),
+        "{}",
+        stdout(&o)
+    );
+    let r = json(
+        &lib,
+        &[
+            "ask",
+            "What does yeast produce in anaerobic respiration?",
+            "--json",
+        ],
+    );
+    let c = &r["citations"][0];
+    assert_eq!(c["chapter"], "Respiration in Organisms");
+    assert!(c["text"].as_str().unwrap().contains("alcohol"));
+
+    let txt = dir.path().join("hindi.txt");
+    std::fs::write(&txt, "अध्याय 1 पादपों में पोषण\nहरे पौधे प्रकाश संश्लेषण द्वारा अपना भोजन स्वयं बनाते हैं। पत्तियों में क्लोरोफिल नामक हरा वर्णक होता है जो सूर्य के प्रकाश की ऊर्जा को ग्रहण करता है।\nअध्याय 2 जीवों में श्वसन\nसभी जीव भोजन से ऊर्जा प्राप्त करने के लिए श्वसन करते हैं। यीस्ट में अवायवीय श्वसन से एल्कोहॉल बनता है।\n").unwrap();
+    let o = run(&lib, &["ingest", txt.to_str().unwrap()]);
+    ok(&o);
+    assert!(stdout(&o).contains(", hi)"), "{}", stdout(&o));
+    let r = json(&lib, &["ask", "क्लोरोफिल क्या होता है?", "--json"]);
+    let c = &r["citations"][0];
+    assert_eq!(c["chapter"], "अध्याय 1 पादपों में पोषण");
+    assert!(c["text"].as_str().unwrap().contains("क्लोरोफिल"));
+}

@@ -1,0 +1,89 @@
+//! Helpers shared by the CLI integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// The committed fixtures folder (`tests/fixtures`).
+pub fn fixtures() -> PathBuf {
+    repo_root().join("tests/fixtures")
+}
+
+/// `../shared/data` beside the checkout (or `$VIDYA_SHARED_DATA`), when present. Tests that need
+/// it print why they skip and return.
+pub fn shared_data() -> Option<PathBuf> {
+    let p = std::env::var_os("VIDYA_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared/data"));
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipped: shared evaluation data not found at {} (set VIDYA_SHARED_DATA)",
+            p.display()
+        );
+        None
+    }
+}
+
+/// A `vidya` command using the library folder `lib`.
+pub fn vidya(lib: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_vidya"));
+    c.arg("--library")
+        .arg(lib)
+        .env_remove("VIDYA_LIBRARY")
+        .env("XDG_DATA_HOME", lib.join("data-home"));
+    c
+}
+
+/// Runs `vidya` with `args` and returns its output.
+pub fn run(lib: &Path, args: &[&str]) -> Output {
+    vidya(lib).args(args).output().expect("vidya runs")
+}
+
+/// stdout as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// stderr as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// Runs `vidya ... --json` and parses stdout.
+pub fn json(lib: &Path, args: &[&str]) -> serde_json::Value {
+    let o = run(lib, args);
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: stdout {} stderr {}", stdout(&o), stderr(&o)))
+}
+
+/// Asserts the command succeeded.
+pub fn ok(o: &Output) {
+    assert!(
+        o.status.success(),
+        "status {:?}\nstdout: {}\nstderr: {}",
+        o.status,
+        stdout(o),
+        stderr(o)
+    );
+}
+
+/// Library counts (books, pages, chunks) read straight from the database.
+pub fn counts(lib: &Path) -> (i64, i64, i64) {
+    let l = vidya_core::Library::open(lib).unwrap();
+    l.counts().unwrap()
+}
+
+/// Whitespace-insensitive containment (page text keeps line breaks; quotes join lines).
+pub fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,141 @@
+//! Errors the engine reports to people: every message says what happened and what to do next.
+
+use std::path::PathBuf;
+
+/// Result alias for the engine.
+pub type Result<T, E = VidyaError> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in the engine, worded for a teacher rather than a developer.
+///
+/// The `Display` text of each variant is the message shown to the user; `kind()` gives a stable
+/// machine-readable name (used by `--json` output and tests).
+#[derive(Debug, thiserror::Error)]
+pub enum VidyaError {
+    /// The PDF needs a password to open.
+    #[error("this PDF is password-protected: {path}. Remove the password (for example, print it to a new PDF) and add it again")]
+    Encrypted {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is damaged, truncated, or not really of its type.
+    #[error("this file is damaged or incomplete and cannot be read: {path} ({detail}). Copy the file again from its source, or download it again")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What pdfium reported.
+        detail: String,
+    },
+    /// No page of the PDF has a text layer.
+    #[error("this PDF looks scanned: {path} has {pages} page(s) but no text layer. Reading scanned pages (OCR) is not available yet; use a PDF with selectable text (NCERT and state-board PDFs usually have one)")]
+    Scanned {
+        /// The file.
+        path: PathBuf,
+        /// Page count.
+        pages: usize,
+    },
+    /// The text layer exists but is unreadable (a font without a Unicode map).
+    #[error("the text in this PDF cannot be read: {path} uses fonts without a Unicode mapping, so its words come out as symbols. Use another copy of the book, or a PDF exported with standard fonts")]
+    GarbledText {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A file type Vidya cannot read.
+    #[error("unsupported file type: {path}. Vidya reads PDF, TXT, Markdown (.md) and Word (.docx) files")]
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A file or folder with nothing readable in it.
+    #[error("nothing to read in {path}: {why}")]
+    Empty {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why it is empty.
+        why: String,
+    },
+    /// The file is larger than Vidya accepts.
+    #[error("{path} is too large ({size_mb} MB; the limit is {limit_mb} MB). Split the book into chapter files and add the folder")]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size in MB.
+        size_mb: u64,
+        /// The limit in MB.
+        limit_mb: u64,
+    },
+    /// The path does not exist or cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The pdfium native library was not found or could not be loaded.
+    #[error("the PDF reader library (pdfium) is missing or broken: {detail}. Run `cargo xtask setup` in the source folder, or reinstall Vidya")]
+    PdfiumMissing {
+        /// What was tried.
+        detail: String,
+    },
+    /// The question is empty or has no searchable words.
+    #[error("the question is empty: type a question with at least one word")]
+    EmptyQuestion,
+    /// The library has no books yet.
+    #[error("the library has no books yet: add a textbook first (`vidya ingest <pdf or folder>`)")]
+    EmptyLibrary,
+    /// A book id that does not exist.
+    #[error("there is no book with id {0}: `vidya books` lists the books")]
+    NoSuchBook(i64),
+    /// The library database failed.
+    #[error("the library database at {path} failed: {source}. If the disk is full, free some space and try again")]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// The library was written by a newer Vidya.
+    #[error("the library at {path} was created by a newer version of Vidya (schema {found}, this version knows {known}). Update Vidya")]
+    SchemaTooNew {
+        /// The database file.
+        path: PathBuf,
+        /// Schema version found.
+        found: i64,
+        /// Newest schema this build knows.
+        known: i64,
+    },
+    /// The ingest was cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl VidyaError {
+    /// A stable, machine-readable name of the error (for JSON output and tests).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Encrypted { .. } => "encrypted",
+            Self::Corrupt { .. } => "corrupt",
+            Self::Scanned { .. } => "scanned",
+            Self::GarbledText { .. } => "garbled_text",
+            Self::Unsupported { .. } => "unsupported",
+            Self::Empty { .. } => "empty",
+            Self::TooLarge { .. } => "too_large",
+            Self::Io { .. } => "io",
+            Self::PdfiumMissing { .. } => "pdfium_missing",
+            Self::EmptyQuestion => "empty_question",
+            Self::EmptyLibrary => "empty_library",
+            Self::NoSuchBook(_) => "no_such_book",
+            Self::Database { .. } => "database",
+            Self::SchemaTooNew { .. } => "schema_too_new",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

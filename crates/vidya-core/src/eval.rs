@@ -1,0 +1,139 @@
+//! Retrieval quality on a QA set whose answers point at pages (the JSONL format of
+//! `shared/data/README.md`: `{id, question, options?, source: {pdf_file, pdf_pages: [a, b]}}`).
+//!
+//! A question counts as found at k when one of the top-k retrieved chunks comes from the file
+//! named by `source.pdf_file` (compared by file name) and its page span overlaps
+//! `source.pdf_pages` (1-based PDF pages, inclusive): page-level recall@k. MRR@k is the mean of
+//! 1/rank of the first such chunk (0 when none is in the top k).
+
+use crate::ask::Engine;
+use crate::error::{Result, VidyaError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::Path;
+
+#[derive(Debug, Deserialize)]
+struct QaSource {
+    pdf_file: Option<String>,
+    pdf_pages: Option<(u32, u32)>,
+}
+
+#[derive(Debug, Deserialize)]
+struct QaRecord {
+    question: String,
+    #[serde(default)]
+    options: Vec<String>,
+    #[serde(default)]
+    qtype: Option<String>,
+    source: Option<QaSource>,
+}
+
+/// Figures of one eval run.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct RetrievalReport {
+    /// k of recall@k and MRR@k.
+    pub k: usize,
+    /// Questions with a page source that were evaluated.
+    pub evaluated: usize,
+    /// Records skipped (no `source.pdf_file`/`pdf_pages`).
+    pub skipped: usize,
+    /// Page-level recall@k.
+    pub recall: f64,
+    /// Page-level MRR@k.
+    pub mrr: f64,
+    /// recall@k per `qtype`.
+    pub recall_by_qtype: BTreeMap<String, f64>,
+    /// Median retrieval time per question (ms).
+    pub median_ms: f64,
+}
+
+/// Runs page-level retrieval eval of `engine` over the QA JSONL at `qa_path`.
+/// `with_options`: append MCQ options to the question (as a student pasting the whole question
+/// would). `limit`: evaluate at most this many records (all when `None`).
+pub fn retrieval_recall(
+    engine: &Engine,
+    qa_path: &Path,
+    k: usize,
+    with_options: bool,
+    limit: Option<usize>,
+) -> Result<RetrievalReport> {
+    let file = std::fs::File::open(qa_path).map_err(|e| VidyaError::io(qa_path, e))?;
+    let mut report = RetrievalReport {
+        k,
+        ..Default::default()
+    };
+    let mut by_type: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut rr_sum = 0.0;
+    let mut hits_total = 0usize;
+    let mut times = Vec::new();
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line.map_err(|e| VidyaError::io(qa_path, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if limit.is_some_and(|l| report.evaluated >= l) {
+            break;
+        }
+        let Ok(rec) = serde_json::from_str::<QaRecord>(&line) else {
+            report.skipped += 1;
+            continue;
+        };
+        let Some((want_file, (a, b))) = rec.source.and_then(|s| Some((s.pdf_file?, s.pdf_pages?)))
+        else {
+            report.skipped += 1;
+            continue;
+        };
+        let want_name = Path::new(&want_file)
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or(want_file);
+        let mut question = rec.question.clone();
+        if with_options && !rec.options.is_empty() {
+            question.push('\n');
+            question.push_str(&rec.options.join("\n"));
+        }
+        let t = std::time::Instant::now();
+        let hits = match engine.retrieve(&question, k, None) {
+            Ok(h) => h,
+            Err(VidyaError::EmptyQuestion) => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        let mut rank = None;
+        for (i, (_, chunk)) in hits.iter().enumerate() {
+            let lib = engine.library();
+            let (Some(first), Some(last)) = (
+                lib.page(chunk.book_id, chunk.first_page)?,
+                lib.page(chunk.book_id, chunk.last_page)?,
+            ) else {
+                continue;
+            };
+            if first.file_name == want_name && first.pdf_page <= b && last.pdf_page >= a {
+                rank = Some(i + 1);
+                break;
+            }
+        }
+        report.evaluated += 1;
+        let entry = by_type
+            .entry(rec.qtype.unwrap_or_else(|| "all".into()))
+            .or_default();
+        entry.1 += 1;
+        if let Some(r) = rank {
+            hits_total += 1;
+            entry.0 += 1;
+            rr_sum += 1.0 / r as f64;
+        }
+    }
+    if report.evaluated > 0 {
+        report.recall = hits_total as f64 / report.evaluated as f64;
+        report.mrr = rr_sum / report.evaluated as f64;
+    }
+    report.recall_by_qtype = by_type
+        .into_iter()
+        .map(|(t, (h, n))| (t, h as f64 / n.max(1) as f64))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    report.median_ms = times.get(times.len() / 2).copied().unwrap_or(0.0);
+    Ok(report)
+}

@@ -1,0 +1,174 @@
+//! Checks that an extracted text layer is usable: not missing (scanned pages) and not garbage
+//! (fonts without a Unicode map).
+
+use super::source::ExtractedFile;
+use crate::error::{Result, VidyaError};
+
+/// A page with fewer letters and digits than this counts as having no text layer.
+pub const MIN_PAGE_ALNUM: usize = 8;
+
+/// Share of readable characters below which a text layer counts as garbage.
+pub const MIN_READABLE_SHARE: f64 = 0.6;
+
+fn readable(c: char) -> bool {
+    c.is_alphanumeric()
+        || c.is_whitespace()
+        || matches!(
+            c,
+            '.' | ','
+                | ';'
+                | ':'
+                | '!'
+                | '?'
+                | '\''
+                | '"'
+                | '('
+                | ')'
+                | '-'
+                | '–'
+                | '—'
+                | '’'
+                | '‘'
+                | '“'
+                | '”'
+                | '।'
+                | '॥'
+                | '%'
+                | '/'
+                | '['
+                | ']'
+                | '&'
+                | '+'
+                | '='
+                | '°'
+        )
+}
+
+fn is_letter_or_mark(c: char) -> bool {
+    // Indic vowel signs are marks, not alphanumerics, but they are real text.
+    c.is_alphanumeric() || ('\u{0900}'..='\u{0DFF}').contains(&c)
+}
+
+/// Returns the warnings to keep for a usable file, or the error for an unusable one:
+/// [`VidyaError::Scanned`] when no page has a text layer, [`VidyaError::GarbledText`] when the
+/// text is mostly symbols. Pages without text in an otherwise good file produce a warning.
+pub fn check_text_layer(file: &ExtractedFile) -> Result<Vec<String>> {
+    let mut empty_pages = Vec::new();
+    let (mut total, mut good) = (0usize, 0usize);
+    for p in &file.pages {
+        let alnum = p.text.chars().filter(|c| is_letter_or_mark(*c)).count();
+        if alnum < MIN_PAGE_ALNUM {
+            empty_pages.push(p.pdf_page);
+        }
+        for c in p.text.chars().filter(|c| !c.is_whitespace()) {
+            total += 1;
+            if readable(c) || is_letter_or_mark(c) {
+                good += 1;
+            }
+        }
+    }
+    if empty_pages.len() == file.pages.len() {
+        // A few stray characters on a page that is otherwise an image is still "scanned".
+        if total > 0 && (good as f64) < MIN_READABLE_SHARE * total as f64 {
+            return Err(VidyaError::GarbledText {
+                path: file.path.clone(),
+            });
+        }
+        return Err(VidyaError::Scanned {
+            path: file.path.clone(),
+            pages: file.pages.len(),
+        });
+    }
+    if (good as f64) < MIN_READABLE_SHARE * total as f64 {
+        return Err(VidyaError::GarbledText {
+            path: file.path.clone(),
+        });
+    }
+    let mut warnings = Vec::new();
+    if !empty_pages.is_empty() {
+        let name = file
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        warnings.push(format!(
+            "{name}: {} of {} pages have no text layer (scanned images?) and cannot be searched: pages {}",
+            empty_pages.len(),
+            file.pages.len(),
+            compact_ranges(&empty_pages)
+        ));
+    }
+    Ok(warnings)
+}
+
+fn compact_ranges(pages: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < pages.len() {
+        let start = pages[i];
+        let mut end = start;
+        while i + 1 < pages.len() && pages[i + 1] == end + 1 {
+            i += 1;
+            end = pages[i];
+        }
+        out.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}–{end}")
+        });
+        i += 1;
+    }
+    out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::source::ExtractedPage;
+
+    fn file(texts: &[&str]) -> ExtractedFile {
+        ExtractedFile {
+            path: "x.pdf".into(),
+            title: None,
+            running_header: None,
+            outline: vec![],
+            pages: texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| ExtractedPage {
+                    pdf_page: i as u32 + 1,
+                    label: (i + 1).to_string(),
+                    text: t.to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn scanned_garbled_partial() {
+        assert_eq!(
+            check_text_layer(&file(&["", " 1 "])).unwrap_err().kind(),
+            "scanned"
+        );
+        assert_eq!(
+            check_text_layer(&file(&[
+                "\u{E000}\u{E001}\u{E002}\u{E003}\u{E004}\u{E005}\u{E006}\u{E007}\u{E008}x"
+            ]))
+            .unwrap_err()
+            .kind(),
+            "garbled_text"
+        );
+        let w = check_text_layer(&file(&[
+            "Plants make food from light.",
+            "",
+            "",
+            "Water moves up the stem.",
+        ]))
+        .unwrap();
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("pages 2–3"), "{w:?}");
+        assert!(check_text_layer(&file(&["पौधे भोजन बनाते हैं।"]))
+            .unwrap()
+            .is_empty());
+    }
+}

@@ -1,0 +1,26 @@
+//! # vidya-core
+//!
+//! The engine of Vidya, an offline textbook tutor: it reads textbooks (PDF, TXT, Markdown,
+//! DOCX) into a local SQLite library with printed page labels and chapters, retrieves passages
+//! for a student's question with BM25 over an Indic-aware tokenizer, and answers with the
+//! textbook's own sentences, each cited by book and printed page.
+//!
+//! Modules follow the pipeline: [`ingest`] (files → pages → chapters → chunks), [`store`] (the
+//! library database), [`text`] (normalisation, tokenizer, sentences), [`search`] (retrieval),
+//! [`answer`] (answer composition), [`ask`] (the question pipeline), [`eval`] (retrieval
+//! quality on QA sets), [`native`] (pinned native libraries).
+
+pub mod answer;
+pub mod ask;
+pub mod error;
+pub mod eval;
+pub mod ingest;
+pub mod native;
+pub mod paths;
+pub mod search;
+pub mod store;
+pub mod text;
+
+pub use ask::{AskOptions, AskResponse, Engine};
+pub use error::{Result, VidyaError};
+pub use store::Library;

@@ -1,0 +1,144 @@
+//! Native libraries pinned in `resources/manifest.toml`: where they are looked for and whether
+//! the copy found is the pinned one.
+//!
+//! `cargo xtask setup` places them under `resources/native/<target>/`; installers place them next
+//! to the executable (or in `/usr/lib/vidya` for the .deb). Nothing is downloaded at run time.
+
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The manifest, compiled in so a binary knows the hashes it was built against.
+pub const MANIFEST_TOML: &str = include_str!("../../../resources/manifest.toml");
+
+/// One native library entry of the manifest.
+#[derive(Debug, Clone, Deserialize)]
+pub struct NativeEntry {
+    /// What it is ("pdfium").
+    pub name: String,
+    /// Upstream version.
+    pub version: String,
+    /// Platform folder (`linux-x86_64`, `windows-x86_64`).
+    pub target: String,
+    /// Registry package that carries it.
+    pub package: String,
+    /// File name.
+    pub file: String,
+    /// sha256 of the file (hex).
+    pub sha256: String,
+    /// Licence.
+    pub license: String,
+}
+
+#[derive(Deserialize)]
+struct Manifest {
+    native: Vec<NativeEntry>,
+}
+
+/// This machine's platform folder name.
+pub fn host_target() -> &'static str {
+    if cfg!(windows) {
+        "windows-x86_64"
+    } else {
+        "linux-x86_64"
+    }
+}
+
+/// The manifest's entries for this machine.
+pub fn entries() -> Vec<NativeEntry> {
+    toml::from_str::<Manifest>(MANIFEST_TOML)
+        .map(|m| m.native)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.target == host_target())
+        .collect()
+}
+
+/// The entry named `name` for this machine.
+pub fn entry(name: &str) -> Option<NativeEntry> {
+    entries().into_iter().find(|e| e.name == name)
+}
+
+/// Folders searched for native libraries, in order: `$VIDYA_NATIVE_DIR`; the executable's folder;
+/// `<exe>/resources/native/<target>`; `<exe>/../lib/vidya` (Linux packages); and, for builds
+/// from a source checkout, the checkout's `resources/native/<target>`.
+pub fn search_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(d) = std::env::var_os("VIDYA_NATIVE_DIR").filter(|d| !d.is_empty()) {
+        dirs.push(PathBuf::from(d));
+    }
+    if let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        dirs.push(exe_dir.join("resources/native").join(host_target()));
+        dirs.push(exe_dir.join("../lib/vidya"));
+        dirs.push(exe_dir.clone());
+    }
+    dirs.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../resources/native")
+            .join(host_target()),
+    );
+    dirs
+}
+
+/// Where a native library was looked for and what was found.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// The manifest entry.
+    pub entry: NativeEntry,
+    /// The first existing file, if any.
+    pub path: Option<PathBuf>,
+    /// Whether that file's sha256 matches the manifest.
+    pub verified: bool,
+    /// Every path tried.
+    pub tried: Vec<PathBuf>,
+}
+
+/// Finds the library `name` (a manifest entry name) in [`search_dirs`] and checks its sha256.
+/// Returns `None` only when the manifest has no entry of that name for this machine.
+pub fn locate(name: &str) -> Option<Located> {
+    let entry = entry(name)?;
+    let tried: Vec<PathBuf> = search_dirs()
+        .into_iter()
+        .map(|d| d.join(&entry.file))
+        .collect();
+    let path = tried.iter().find(|p| p.is_file()).cloned();
+    let verified = path
+        .as_deref()
+        .and_then(|p| sha256_file(p).ok())
+        .is_some_and(|h| h == entry.sha256);
+    Some(Located {
+        entry,
+        path,
+        verified,
+        tried,
+    })
+}
+
+/// sha256 of a file, hex-encoded. Errors: the file cannot be read.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex::encode(h.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn manifest_parses_and_has_pdfium() {
+        let e = super::entry("pdfium").expect("pdfium entry for this platform");
+        assert_eq!(e.sha256.len(), 64);
+        assert!(e.package.contains("=="), "pinned exactly: {}", e.package);
+    }
+}

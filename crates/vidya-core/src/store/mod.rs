@@ -1,0 +1,534 @@
+//! The library: one SQLite database (bundled SQLite, WAL journal) holding books, their files,
+//! chapters, pages with printed page labels, and chunks with their BM25 terms.
+//!
+//! A book is written in exactly one transaction ([`Library::insert_book`]): a crash or kill at any
+//! moment leaves the library as it was before that book.
+
+pub mod schema;
+
+use crate::error::{Result, VidyaError};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// File name of the database inside the library folder.
+pub const DB_FILE: &str = "library.sqlite3";
+
+/// An open library.
+#[derive(Debug)]
+pub struct Library {
+    conn: Connection,
+    dir: PathBuf,
+    db_path: PathBuf,
+}
+
+/// A book as listed by [`Library::books`].
+#[derive(Debug, Clone, Serialize)]
+pub struct BookInfo {
+    /// Database id.
+    pub id: i64,
+    /// Title.
+    pub title: String,
+    /// ISO 639-1 language code (`en`, `hi`, `mr`, `kn`, `te`, `ta`, or `und`).
+    pub language: String,
+    /// sha256 of the file, or of the list of file hashes for a folder book (hex).
+    pub sha256: String,
+    /// The file or folder it was ingested from.
+    pub source_path: String,
+    /// Number of files (1 for a single PDF; chapter PDFs for a folder).
+    pub file_count: i64,
+    /// Number of chapters.
+    pub chapter_count: i64,
+    /// Number of pages.
+    pub page_count: i64,
+    /// Number of chunks.
+    pub chunk_count: i64,
+    /// `ready` once stored.
+    pub status: String,
+    /// Things the teacher should know (pages without text, skipped files).
+    pub warnings: Vec<String>,
+    /// When it was added (UTC, SQLite `datetime('now')` format).
+    pub added_at: String,
+}
+
+/// A file of a book, to be stored.
+#[derive(Debug, Clone)]
+pub struct NewFile {
+    /// Absolute path it was read from.
+    pub path: String,
+    /// File name shown in citations.
+    pub name: String,
+    /// sha256 (hex).
+    pub sha256: String,
+    /// Pages in the file.
+    pub page_count: usize,
+}
+
+/// A chapter, to be stored; pages are book-level ordinals (0-based, inclusive).
+#[derive(Debug, Clone)]
+pub struct NewChapter {
+    /// Title.
+    pub title: String,
+    /// First page ordinal.
+    pub first_page: usize,
+    /// Last page ordinal.
+    pub last_page: usize,
+}
+
+/// A page, to be stored.
+#[derive(Debug, Clone)]
+pub struct NewPage {
+    /// Index into [`NewBook::files`].
+    pub file: usize,
+    /// Index into [`NewBook::chapters`].
+    pub chapter: usize,
+    /// 1-based page number inside its file.
+    pub pdf_page: u32,
+    /// Printed page label ("154", "xii"), or the page number when none is printed.
+    pub label: String,
+    /// Normalised page text.
+    pub text: String,
+}
+
+/// A chunk, to be stored.
+#[derive(Debug, Clone)]
+pub struct NewChunk {
+    /// Index into [`NewBook::chapters`].
+    pub chapter: usize,
+    /// First page ordinal it covers.
+    pub first_page: usize,
+    /// Last page ordinal it covers.
+    pub last_page: usize,
+    /// Text.
+    pub text: String,
+    /// `(byte offset in text, page ordinal)` for every place the page changes; the first entry is
+    /// at offset 0.
+    pub page_starts: Vec<(usize, usize)>,
+    /// BM25 terms from [`crate::text::Tokenizer::terms`].
+    pub terms: Vec<String>,
+    /// Estimated tokens ([`crate::text::estimate_tokens`]).
+    pub token_count: usize,
+}
+
+/// Everything about one book, ready to be written in one transaction.
+#[derive(Debug, Clone)]
+pub struct NewBook {
+    /// Title.
+    pub title: String,
+    /// ISO 639-1 code.
+    pub language: String,
+    /// sha256 identifying the book's content.
+    pub sha256: String,
+    /// The file or folder it came from.
+    pub source_path: String,
+    /// Files.
+    pub files: Vec<NewFile>,
+    /// Chapters.
+    pub chapters: Vec<NewChapter>,
+    /// Pages in book order.
+    pub pages: Vec<NewPage>,
+    /// Chunks in book order.
+    pub chunks: Vec<NewChunk>,
+    /// Warnings for the teacher.
+    pub warnings: Vec<String>,
+}
+
+/// A stored chunk with what a citation needs.
+#[derive(Debug, Clone)]
+pub struct ChunkRecord {
+    /// Chunk id.
+    pub id: i64,
+    /// Book id.
+    pub book_id: i64,
+    /// Book title.
+    pub book_title: String,
+    /// Chapter title.
+    pub chapter_title: String,
+    /// Text.
+    pub text: String,
+    /// `(byte offset, page ordinal)` page changes inside the text.
+    pub page_starts: Vec<(usize, usize)>,
+    /// First page ordinal.
+    pub first_page: usize,
+    /// Last page ordinal.
+    pub last_page: usize,
+}
+
+/// A stored page's location.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageRecord {
+    /// 1-based page number inside its file.
+    pub pdf_page: u32,
+    /// Printed page label.
+    pub label: String,
+    /// File name.
+    pub file_name: String,
+    /// File path.
+    pub file_path: String,
+}
+
+/// One chunk's stored BM25 terms, for building the in-memory index.
+#[derive(Debug, Clone)]
+pub struct TermsRow {
+    /// Chunk id.
+    pub chunk_id: i64,
+    /// Book id.
+    pub book_id: i64,
+    /// Space-separated terms.
+    pub terms: String,
+    /// Number of terms.
+    pub term_count: usize,
+}
+
+impl Library {
+    /// The default library folder: `$VIDYA_LIBRARY` when set, else the per-user data folder
+    /// (`~/.local/share/vidya/library` on Linux, `%APPDATA%\Vidya\Vidya\data\library` on Windows).
+    pub fn default_dir() -> PathBuf {
+        if let Some(p) = std::env::var_os("VIDYA_LIBRARY").filter(|p| !p.is_empty()) {
+            return PathBuf::from(p);
+        }
+        crate::paths::data_dir().join("library")
+    }
+
+    /// Opens (creating if needed) the library in `dir`, applying pending schema migrations.
+    ///
+    /// Errors: the folder cannot be created, the database cannot be opened, or it was written by a
+    /// newer schema ([`VidyaError::SchemaTooNew`]).
+    pub fn open(dir: impl AsRef<Path>) -> Result<Self> {
+        let dir = dir.as_ref().to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(|e| VidyaError::io(&dir, e))?;
+        let db_path = dir.join(DB_FILE);
+        let conn = Connection::open(&db_path).map_err(|source| VidyaError::Database {
+            path: db_path.clone(),
+            source,
+        })?;
+        let mut lib = Self { conn, dir, db_path };
+        lib.configure()?;
+        lib.migrate()?;
+        Ok(lib)
+    }
+
+    fn db_err(&self, source: rusqlite::Error) -> VidyaError {
+        VidyaError::Database {
+            path: self.db_path.clone(),
+            source,
+        }
+    }
+
+    fn configure(&mut self) -> Result<()> {
+        self.conn
+            .execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 PRAGMA synchronous = NORMAL;
+                 PRAGMA foreign_keys = ON;
+                 PRAGMA busy_timeout = 5000;",
+            )
+            .map_err(|e| self.db_err(e))
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let version = self.schema_version()?;
+        if version > schema::SCHEMA_VERSION {
+            return Err(VidyaError::SchemaTooNew {
+                path: self.db_path.clone(),
+                found: version,
+                known: schema::SCHEMA_VERSION,
+            });
+        }
+        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let tx = self.conn.transaction().map_err(|e| VidyaError::Database {
+                path: self.db_path.clone(),
+                source: e,
+            })?;
+            tx.execute_batch(sql)
+                .and_then(|_| tx.pragma_update(None, "user_version", (i + 1) as i64))
+                .and_then(|_| tx.commit())
+                .map_err(|e| VidyaError::Database {
+                    path: self.db_path.clone(),
+                    source: e,
+                })?;
+        }
+        Ok(())
+    }
+
+    /// The schema version stored in the database (`PRAGMA user_version`).
+    pub fn schema_version(&self) -> Result<i64> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// The library folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The database file.
+    pub fn db_path(&self) -> &Path {
+        &self.db_path
+    }
+
+    /// The id of the book with this content hash, if stored.
+    pub fn book_by_sha(&self, sha256: &str) -> Result<Option<i64>> {
+        self.conn
+            .query_row("SELECT id FROM books WHERE sha256 = ?1", [sha256], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// Writes a whole book in one transaction and returns its id.
+    ///
+    /// `before_commit` runs inside the transaction after every row is written and before the
+    /// commit (ingest uses it for progress and tests use it to kill the process at that point).
+    pub fn insert_book(&mut self, book: &NewBook, before_commit: impl FnOnce()) -> Result<i64> {
+        let db_path = self.db_path.clone();
+        let err = |source| VidyaError::Database {
+            path: db_path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(err)?;
+        tx.execute(
+            "INSERT INTO books (title, language, sha256, source_path, page_count, chunk_count, status, warnings)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'ready', ?7)",
+            params![
+                book.title,
+                book.language,
+                book.sha256,
+                book.source_path,
+                book.pages.len() as i64,
+                book.chunks.len() as i64,
+                serde_json::to_string(&book.warnings).unwrap_or_else(|_| "[]".into()),
+            ],
+        )
+        .map_err(err)?;
+        let book_id = tx.last_insert_rowid();
+        let mut file_ids = Vec::with_capacity(book.files.len());
+        {
+            let mut st = tx
+                .prepare("INSERT INTO files (book_id, ordinal, path, name, sha256, page_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+                .map_err(err)?;
+            for (i, f) in book.files.iter().enumerate() {
+                st.execute(params![
+                    book_id,
+                    i as i64,
+                    f.path,
+                    f.name,
+                    f.sha256,
+                    f.page_count as i64
+                ])
+                .map_err(err)?;
+                file_ids.push(tx.last_insert_rowid());
+            }
+        }
+        let mut chapter_ids = Vec::with_capacity(book.chapters.len());
+        {
+            let mut st = tx
+                .prepare("INSERT INTO chapters (book_id, ordinal, title, first_page, last_page) VALUES (?1, ?2, ?3, ?4, ?5)")
+                .map_err(err)?;
+            for (i, c) in book.chapters.iter().enumerate() {
+                st.execute(params![
+                    book_id,
+                    i as i64,
+                    c.title,
+                    c.first_page as i64,
+                    c.last_page as i64
+                ])
+                .map_err(err)?;
+                chapter_ids.push(tx.last_insert_rowid());
+            }
+        }
+        {
+            let mut st = tx
+                .prepare("INSERT INTO pages (book_id, ordinal, file_id, chapter_id, pdf_page, label, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                .map_err(err)?;
+            for (i, p) in book.pages.iter().enumerate() {
+                st.execute(params![
+                    book_id,
+                    i as i64,
+                    file_ids[p.file],
+                    chapter_ids[p.chapter],
+                    p.pdf_page,
+                    p.label,
+                    p.text
+                ])
+                .map_err(err)?;
+            }
+        }
+        {
+            let mut st = tx
+                .prepare("INSERT INTO chunks (book_id, chapter_id, ordinal, first_page, last_page, text, page_starts, terms, term_count, token_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+                .map_err(err)?;
+            for (i, c) in book.chunks.iter().enumerate() {
+                st.execute(params![
+                    book_id,
+                    chapter_ids[c.chapter],
+                    i as i64,
+                    c.first_page as i64,
+                    c.last_page as i64,
+                    c.text,
+                    serde_json::to_string(&c.page_starts).unwrap_or_else(|_| "[]".into()),
+                    c.terms.join(" "),
+                    c.terms.len() as i64,
+                    c.token_count as i64
+                ])
+                .map_err(err)?;
+            }
+        }
+        before_commit();
+        tx.commit().map_err(err)?;
+        Ok(book_id)
+    }
+
+    /// All books, oldest first.
+    pub fn books(&self) -> Result<Vec<BookInfo>> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT b.id, b.title, b.language, b.sha256, b.source_path, b.page_count, b.chunk_count,
+                        b.status, b.warnings, b.added_at,
+                        (SELECT COUNT(*) FROM files f WHERE f.book_id = b.id),
+                        (SELECT COUNT(*) FROM chapters c WHERE c.book_id = b.id)
+                 FROM books b ORDER BY b.id",
+            )
+            .map_err(|e| self.db_err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                let warnings: String = r.get(8)?;
+                Ok(BookInfo {
+                    id: r.get(0)?,
+                    title: r.get(1)?,
+                    language: r.get(2)?,
+                    sha256: r.get(3)?,
+                    source_path: r.get(4)?,
+                    page_count: r.get(5)?,
+                    chunk_count: r.get(6)?,
+                    status: r.get(7)?,
+                    warnings: serde_json::from_str(&warnings).unwrap_or_default(),
+                    added_at: r.get(9)?,
+                    file_count: r.get(10)?,
+                    chapter_count: r.get(11)?,
+                })
+            })
+            .map_err(|e| self.db_err(e))?;
+        rows.collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// One book by id ([`VidyaError::NoSuchBook`] when absent).
+    pub fn book(&self, id: i64) -> Result<BookInfo> {
+        self.books()?
+            .into_iter()
+            .find(|b| b.id == id)
+            .ok_or(VidyaError::NoSuchBook(id))
+    }
+
+    /// Deletes a book and everything stored for it, in one transaction.
+    pub fn delete_book(&mut self, id: i64) -> Result<()> {
+        let n = self
+            .conn
+            .execute("DELETE FROM books WHERE id = ?1", [id])
+            .map_err(|e| self.db_err(e))?;
+        if n == 0 {
+            return Err(VidyaError::NoSuchBook(id));
+        }
+        Ok(())
+    }
+
+    /// Counts of (books, pages, chunks) in the library.
+    pub fn counts(&self) -> Result<(i64, i64, i64)> {
+        self.conn
+            .query_row(
+                "SELECT (SELECT COUNT(*) FROM books), (SELECT COUNT(*) FROM pages), (SELECT COUNT(*) FROM chunks)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// Every chunk's stored BM25 terms (for [`crate::search::Bm25Index::load`]).
+    pub fn all_terms(&self) -> Result<Vec<TermsRow>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id, book_id, terms, term_count FROM chunks ORDER BY id")
+            .map_err(|e| self.db_err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(TermsRow {
+                    chunk_id: r.get(0)?,
+                    book_id: r.get(1)?,
+                    terms: r.get(2)?,
+                    term_count: r.get::<_, i64>(3)? as usize,
+                })
+            })
+            .map_err(|e| self.db_err(e))?;
+        rows.collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// A chunk with its book and chapter titles.
+    pub fn chunk(&self, id: i64) -> Result<Option<ChunkRecord>> {
+        self.conn
+            .query_row(
+                "SELECT c.id, c.book_id, b.title, ch.title, c.text, c.page_starts, c.first_page, c.last_page
+                 FROM chunks c JOIN books b ON b.id = c.book_id JOIN chapters ch ON ch.id = c.chapter_id
+                 WHERE c.id = ?1",
+                [id],
+                |r| {
+                    let starts: String = r.get(5)?;
+                    Ok(ChunkRecord {
+                        id: r.get(0)?,
+                        book_id: r.get(1)?,
+                        book_title: r.get(2)?,
+                        chapter_title: r.get(3)?,
+                        text: r.get(4)?,
+                        page_starts: serde_json::from_str(&starts).unwrap_or_default(),
+                        first_page: r.get::<_, i64>(6)? as usize,
+                        last_page: r.get::<_, i64>(7)? as usize,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// A page's location and printed label.
+    pub fn page(&self, book_id: i64, ordinal: usize) -> Result<Option<PageRecord>> {
+        self.conn
+            .query_row(
+                "SELECT p.pdf_page, p.label, f.name, f.path FROM pages p JOIN files f ON f.id = p.file_id
+                 WHERE p.book_id = ?1 AND p.ordinal = ?2",
+                params![book_id, ordinal as i64],
+                |r| {
+                    Ok(PageRecord {
+                        pdf_page: r.get(0)?,
+                        label: r.get(1)?,
+                        file_name: r.get(2)?,
+                        file_path: r.get(3)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// SQLite's `PRAGMA integrity_check` result: `"ok"` for a healthy database.
+    pub fn integrity_check(&self) -> Result<String> {
+        self.conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// A page's stored text.
+    pub fn page_text(&self, book_id: i64, ordinal: usize) -> Result<Option<String>> {
+        self.conn
+            .query_row(
+                "SELECT text FROM pages WHERE book_id = ?1 AND ordinal = ?2",
+                params![book_id, ordinal as i64],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.db_err(e))
+    }
+}

@@ -1,0 +1,66 @@
+//! The library's SQLite schema and its migrations (`PRAGMA user_version` holds the version).
+
+/// Migrations in order; migration `i` (0-based) brings the schema from version `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    // v1: books, their files, chapters, pages and chunks.
+    r#"
+    CREATE TABLE books (
+        id           INTEGER PRIMARY KEY,
+        title        TEXT NOT NULL,
+        language     TEXT NOT NULL,
+        sha256       TEXT NOT NULL UNIQUE,
+        source_path  TEXT NOT NULL,
+        page_count   INTEGER NOT NULL,
+        chunk_count  INTEGER NOT NULL,
+        status       TEXT NOT NULL,
+        warnings     TEXT NOT NULL DEFAULT '[]',
+        added_at     TEXT NOT NULL DEFAULT (datetime('now'))
+    );
+    CREATE TABLE files (
+        id          INTEGER PRIMARY KEY,
+        book_id     INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+        ordinal     INTEGER NOT NULL,
+        path        TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        sha256      TEXT NOT NULL,
+        page_count  INTEGER NOT NULL
+    );
+    CREATE INDEX files_book ON files(book_id);
+    CREATE TABLE chapters (
+        id           INTEGER PRIMARY KEY,
+        book_id      INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+        ordinal      INTEGER NOT NULL,
+        title        TEXT NOT NULL,
+        first_page   INTEGER NOT NULL,
+        last_page    INTEGER NOT NULL
+    );
+    CREATE INDEX chapters_book ON chapters(book_id);
+    CREATE TABLE pages (
+        book_id     INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+        ordinal     INTEGER NOT NULL,
+        file_id     INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        chapter_id  INTEGER NOT NULL REFERENCES chapters(id) ON DELETE CASCADE,
+        pdf_page    INTEGER NOT NULL,
+        label       TEXT NOT NULL,
+        text        TEXT NOT NULL,
+        PRIMARY KEY (book_id, ordinal)
+    ) WITHOUT ROWID;
+    CREATE TABLE chunks (
+        id           INTEGER PRIMARY KEY,
+        book_id      INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+        chapter_id   INTEGER NOT NULL REFERENCES chapters(id) ON DELETE CASCADE,
+        ordinal      INTEGER NOT NULL,
+        first_page   INTEGER NOT NULL,
+        last_page    INTEGER NOT NULL,
+        text         TEXT NOT NULL,
+        page_starts  TEXT NOT NULL,
+        terms        TEXT NOT NULL,
+        term_count   INTEGER NOT NULL,
+        token_count  INTEGER NOT NULL
+    );
+    CREATE INDEX chunks_book ON chunks(book_id);
+    "#,
+];
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

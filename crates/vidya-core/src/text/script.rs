@@ -1,0 +1,109 @@
+//! Script and language detection from character statistics.
+//!
+//! Vidya's languages map one-to-one onto scripts except Hindi and Marathi, which share
+//! Devanagari; they are told apart by the letter ळ (U+0933, LLA), which is common in Marathi
+//! and nearly absent from standard Hindi.
+
+/// Writing systems Vidya's languages use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Script {
+    /// Latin (English).
+    Latin,
+    /// Devanagari (Hindi, Marathi), U+0900–U+097F.
+    Devanagari,
+    /// Kannada, U+0C80–U+0CFF.
+    Kannada,
+    /// Telugu, U+0C00–U+0C7F.
+    Telugu,
+    /// Tamil, U+0B80–U+0BFF.
+    Tamil,
+    /// Anything else.
+    Other,
+}
+
+/// The script of one character (letters and marks only; digits and punctuation are `Other`).
+pub fn script_of(c: char) -> Script {
+    match c as u32 {
+        0x0900..=0x097F | 0xA8E0..=0xA8FF => Script::Devanagari,
+        0x0C80..=0x0CFF => Script::Kannada,
+        0x0C00..=0x0C7F => Script::Telugu,
+        0x0B80..=0x0BFF => Script::Tamil,
+        _ if c.is_alphabetic() && (c.is_ascii() || ('\u{00C0}'..='\u{024F}').contains(&c)) => {
+            Script::Latin
+        }
+        _ => Script::Other,
+    }
+}
+
+/// Guesses the language of `text` as an ISO 639-1 code: `en`, `hi`, `mr`, `kn`, `te`, `ta`,
+/// or `und` when no Vidya script dominates (fewer than 20 letters, or mostly other scripts).
+pub fn detect_language(text: &str) -> &'static str {
+    let mut counts = [0usize; 6];
+    let mut lla = 0usize;
+    for c in text.chars() {
+        let s = script_of(c);
+        counts[s as usize] += 1;
+        if c == '\u{0933}' {
+            lla += 1;
+        }
+    }
+    let letters: usize = counts[..5].iter().sum();
+    if letters < 20 {
+        return "und";
+    }
+    let (best, n) = counts[..5]
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, n)| **n)
+        .map(|(i, n)| (i, *n))
+        .unwrap_or((5, 0));
+    if n * 2 < letters {
+        return "und";
+    }
+    match best {
+        0 => "en",
+        1 => {
+            // ळ is ~0.5–1% of Marathi letters and well under 0.05% of Hindi letters.
+            if lla * 1000 >= n * 2 {
+                "mr"
+            } else {
+                "hi"
+            }
+        }
+        2 => "kn",
+        3 => "te",
+        4 => "ta",
+        _ => "und",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages() {
+        assert_eq!(
+            detect_language("Photosynthesis converts light energy into chemical energy."),
+            "en"
+        );
+        assert_eq!(
+            detect_language("प्रकाश संश्लेषण में पौधे सूर्य के प्रकाश से भोजन बनाते हैं।"),
+            "hi"
+        );
+        assert_eq!(
+            detect_language("महाराष्ट्रातील शाळांमध्ये मुलांना खेळ आणि कला शिकवली जाते. त्यांच्या वेळापत्रकात"),
+            "mr"
+        );
+        assert_eq!(
+            detect_language("ಕರ್ನಾಟಕದ ರಾಜಧಾನಿ ಬೆಂಗಳೂರು ನಗರವಾಗಿದೆ ಮತ್ತು ಅದು ದೊಡ್ಡದು"),
+            "kn"
+        );
+        assert_eq!(detect_language("తెలంగాణ రాష్ట్ర రాజధాని హైదరాబాద్ నగరం చాలా పెద్దది"), "te");
+        assert_eq!(
+            detect_language("தமிழ்நாட்டின் தலைநகரம் சென்னை ஆகும் அது பெரிய நகரம்"),
+            "ta"
+        );
+        assert_eq!(detect_language("12 34"), "und");
+    }
+}

