@@ -14,9 +14,11 @@ pub fn init(verbose: u8) -> Option<WorkerGuard> {
     };
     let stderr_filter =
         EnvFilter::try_from_env("VIDYA_LOG").unwrap_or_else(|_| EnvFilter::new(level));
+    use std::io::IsTerminal;
     let stderr = fmt::layer()
         .with_writer(std::io::stderr)
         .with_target(false)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_filter(stderr_filter);
     let dir = vidya_core::paths::log_dir();
     let file = std::fs::create_dir_all(&dir).ok().and_then(|_| {

@@ -1,17 +1,29 @@
 //! `vidya`: the command line of the Vidya offline textbook tutor.
 //!
 //! Exit codes: 0 success; 1 a problem the message explains (bad file, empty question, missing
-//! library); 2 wrong command-line usage.
+//! library); 2 wrong command-line usage; 130 stopped with Ctrl-C.
 
 mod logging;
+mod output;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use vidya_core::answer::ollama::{self, LlmConfig, OllamaClient};
+use vidya_core::answer::prompt::Mode;
+use vidya_core::answer::{Citation, Tutor, TutorAnswer, TutorOptions};
 use vidya_core::ingest::{self, IngestOptions, Progress};
-use vidya_core::{AskOptions, Engine, Library, VidyaError};
+use vidya_core::{Engine, Library, VidyaError};
+
+/// Prints a formatted line to stdout, returning the write error instead of panicking.
+macro_rules! out {
+    ($($t:tt)*) => { output::line(format!($($t)*))? };
+}
 
 #[derive(Parser)]
 #[command(
@@ -30,6 +42,32 @@ struct Cli {
     command: Command,
 }
 
+/// How to reach the answer model (shared by `ask` and `chat`).
+#[derive(clap::Args, Clone)]
+struct ModelArgs {
+    /// answer (short and cited), socratic (guiding questions and hints) or quiz.
+    #[arg(long, default_value = "answer")]
+    mode: String,
+    /// Answer language: auto (the question's), en, hi, mr, kn, te or ta.
+    #[arg(long, default_value = "auto")]
+    lang: String,
+    /// Ollama model name.
+    #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL)]
+    model: String,
+    /// Ollama address (default: OLLAMA_HOST, else http://127.0.0.1:11434).
+    #[arg(long)]
+    host: Option<String>,
+    /// Do not ask the model: quote the textbook only.
+    #[arg(long)]
+    no_llm: bool,
+    /// Only search this book (repeat for several).
+    #[arg(long = "book", value_name = "ID")]
+    books: Vec<i64>,
+    /// Sources given to the model and quoted (1-10).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=10))]
+    top: u8,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Add textbooks: PDF, TXT, Markdown or DOCX files, or folders of chapter files (one book per folder).
@@ -37,7 +75,7 @@ enum Command {
         /// Files or folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Book title (default: from the PDF metadata or the folder name).
+        /// Book title (default: from the PDF metadata or the folder name); only with one book.
         #[arg(long)]
         title: Option<String>,
     },
@@ -52,34 +90,65 @@ enum Command {
         /// Book id, as listed by `vidya books`.
         id: i64,
     },
-    /// Ask a question; the answer quotes the textbook with [n] citations.
+    /// Ask a question; the answer comes from the textbooks with [n] citations.
     Ask {
-        /// The question.
-        question: String,
-        /// Only search this book (repeat for several).
-        #[arg(long = "book", value_name = "ID")]
-        books: Vec<i64>,
+        /// The question (quotes are optional).
+        #[arg(required = true, num_args = 1..)]
+        question: Vec<String>,
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Continue this conversation (follow-up questions use it).
+        #[arg(long, value_name = "ID")]
+        conversation: Option<i64>,
+        /// Do not reuse a stored answer for the same question.
+        #[arg(long)]
+        no_cache: bool,
         /// Print one JSON object (see the README for its fields).
         #[arg(long)]
         json: bool,
-        /// Passages to quote (1-10).
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=10))]
-        top: u8,
     },
-    /// Check the installation: library, database schema, native libraries.
+    /// A conversation in the terminal: type questions, follow-ups use the earlier turns.
+    Chat {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Continue this conversation.
+        #[arg(long, value_name = "ID")]
+        conversation: Option<i64>,
+    },
+    /// List, show or delete conversations.
+    Conversations {
+        #[command(subcommand)]
+        action: Option<ConversationAction>,
+    },
+    /// Show the latest per-question trace records (retrieval, prompt size, timings, checks).
+    Trace {
+        /// How many records.
+        #[arg(long, default_value_t = 1)]
+        last: usize,
+    },
+    /// Usage figures: questions asked, answer times, cache hit rate.
+    Stats {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the installation: library, database schema, native libraries, Ollama.
     Doctor {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Ollama address to check (default: OLLAMA_HOST, else http://127.0.0.1:11434).
+        #[arg(long)]
+        host: Option<String>,
     },
     /// Measure retrieval on a QA set (page-level recall@k and MRR).
     Eval {
         /// QA JSONL file whose records have source.pdf_file and source.pdf_pages.
         #[arg(long)]
         qa: PathBuf,
-        /// k of recall@k.
-        #[arg(long, default_value_t = 5)]
-        k: usize,
+        /// k of recall@k (1-100).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=100))]
+        k: u16,
         /// Use the question alone, without the MCQ options.
         #[arg(long)]
         no_options: bool,
@@ -92,6 +161,22 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum ConversationAction {
+    /// List conversations (the default).
+    List,
+    /// Show the turns of a conversation.
+    Show {
+        /// Conversation id.
+        id: i64,
+    },
+    /// Delete a conversation.
+    Delete {
+        /// Conversation id.
+        id: i64,
+    },
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let _guard = logging::init(cli.verbose);
@@ -101,25 +186,68 @@ fn main() -> ExitCode {
         Command::Ask { json: true, .. }
             | Command::Books { json: true }
             | Command::Eval { json: true, .. }
+            | Command::Stats { json: true }
     );
     match run(cli.command, library) {
         Ok(code) => code,
+        Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let (kind, message) = match e.downcast_ref::<VidyaError>() {
                 Some(v) => (v.kind(), v.to_string()),
                 None => ("error", format!("{e:#}")),
             };
-            tracing::error!(kind, %message, "command failed");
+            tracing::info!(kind, %message, "command failed");
             if json_errors {
-                println!(
-                    "{}",
-                    serde_json::json!({"error": {"kind": kind, "message": message}})
-                );
+                let _ =
+                    output::line(serde_json::json!({"error": {"kind": kind, "message": message}}));
             }
-            eprintln!("error: {message}");
+            output::err_line(format!("error: {message}"));
             ExitCode::FAILURE
         }
     }
+}
+
+fn plural(n: impl Into<i64>, word: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+fn llm_config(m: &ModelArgs) -> LlmConfig {
+    let mut c = LlmConfig {
+        model: m.model.clone(),
+        ..LlmConfig::default()
+    };
+    if let Some(h) = &m.host {
+        c.host = ollama::normalize_host(h);
+    }
+    c
+}
+
+fn tutor_options(
+    m: &ModelArgs,
+    conversation: Option<i64>,
+    use_cache: bool,
+) -> Result<TutorOptions> {
+    let mode = Mode::parse(&m.mode).ok_or_else(|| {
+        VidyaError::BadOption(format!(
+            "unknown mode '{}': use answer, socratic or quiz",
+            m.mode
+        ))
+    })?;
+    Ok(TutorOptions {
+        mode,
+        language: Some(m.lang.clone()),
+        books: (!m.books.is_empty()).then(|| m.books.clone()),
+        conversation,
+        use_llm: !m.no_llm,
+        use_cache,
+        remember: true,
+        max_sources: m.top as usize,
+    })
 }
 
 fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
@@ -127,19 +255,53 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
         Command::Ingest { paths, title } => ingest_cmd(&library, &paths, title),
         Command::Books { json } => books_cmd(&library, json),
         Command::Remove { id } => {
-            let mut lib = Library::open(&library)?;
+            let mut lib = Library::open_existing(&library)?;
             let book = lib.book(id)?;
             lib.delete_book(id)?;
-            println!("Removed book {id}: {}", book.title);
+            out!("Removed book {id}: {}", book.title);
             Ok(ExitCode::SUCCESS)
         }
         Command::Ask {
             question,
-            books,
+            model,
+            conversation,
+            no_cache,
             json,
-            top,
-        } => ask_cmd(&library, &question, books, json, top),
-        Command::Doctor { json } => doctor_cmd(&library, json),
+        } => {
+            let question = question.join(" ");
+            if question.trim().is_empty() {
+                return Err(VidyaError::EmptyQuestion.into());
+            }
+            let tutor = Tutor::new(
+                Engine::from_library(Library::open_existing(&library)?)?,
+                llm_config(&model),
+            );
+            let opts = tutor_options(&model, conversation, !no_cache)?;
+            ask_once(&tutor, &question, &opts, json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Chat {
+            model,
+            conversation,
+        } => chat_cmd(&library, &model, conversation),
+        Command::Conversations { action } => {
+            conversations_cmd(&library, action.unwrap_or(ConversationAction::List))
+        }
+        Command::Trace { last } => {
+            let records = vidya_core::trace::last(last.max(1))?;
+            if records.is_empty() {
+                out!(
+                    "No trace yet: traces are written when questions are asked ({}).",
+                    vidya_core::trace::trace_dir().display()
+                );
+            }
+            for r in records {
+                out!("{}", serde_json::to_string_pretty(&r)?);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Stats { json } => stats_cmd(&library, json),
+        Command::Doctor { json, host } => doctor_cmd(&library, json, host),
         Command::Eval {
             qa,
             k,
@@ -147,55 +309,271 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             limit,
             json,
         } => {
-            let engine = Engine::open(&library)?;
+            let engine = Engine::from_library(Library::open_existing(&library)?)?;
             if engine.index().is_empty() {
                 return Err(VidyaError::EmptyLibrary.into());
             }
-            let r = vidya_core::eval::retrieval_recall(&engine, &qa, k, !no_options, limit)?;
+            let r =
+                vidya_core::eval::retrieval_recall(&engine, &qa, k as usize, !no_options, limit)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&r)?);
+                out!("{}", serde_json::to_string_pretty(&r)?);
             } else {
-                println!(
-                    "questions evaluated: {} (skipped {})",
-                    r.evaluated, r.skipped
-                );
-                println!("page-level recall@{}: {:.3}", r.k, r.recall);
-                println!("page-level MRR@{}:    {:.3}", r.k, r.mrr);
+                out!("questions evaluated: {} (skipped {}: {} not about a book in the library, {} unreadable)", r.evaluated, r.skipped + r.not_in_library, r.not_in_library, r.skipped);
+                out!("page-level recall@{}: {:.3}", r.k, r.recall);
+                out!("page-level MRR@{}:    {:.3}", r.k, r.mrr);
                 for (t, v) in &r.recall_by_qtype {
-                    println!("  recall@{} {t}: {v:.3}", r.k);
+                    out!("  recall@{} {t}: {v:.3}", r.k);
                 }
-                println!("median retrieval time: {:.1} ms", r.median_ms);
+                out!("median retrieval time: {:.1} ms", r.median_ms);
             }
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
-fn ingest_cmd(
-    library: &std::path::Path,
-    paths: &[PathBuf],
-    title: Option<String>,
-) -> Result<ExitCode> {
-    let mut lib = Library::open(library)?;
-    let mut failed = 0usize;
+fn location(c: &Citation) -> String {
+    let is_pdf = c.file.to_ascii_lowercase().ends_with(".pdf");
+    format!(
+        "{}, {} {}",
+        c.file,
+        if is_pdf { "PDF page" } else { "section" },
+        c.pdf_page
+    )
+}
+
+/// Answers one question, streaming the model's words when printing for a person.
+fn ask_once(tutor: &Tutor, question: &str, opts: &TutorOptions, json: bool) -> Result<TutorAnswer> {
+    if json {
+        let a = tutor.ask(question, opts, &mut |_| {}, None)?;
+        out!("{}", serde_json::to_string_pretty(&a)?);
+        return Ok(a);
+    }
+    let mut streamed = String::new();
+    let mut write_failed = false;
+    let a = tutor.ask(
+        question,
+        opts,
+        &mut |t| {
+            if !write_failed && output::text(t).is_err() {
+                write_failed = true;
+            }
+            streamed.push_str(t);
+        },
+        None,
+    )?;
+    if write_failed {
+        return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
+    }
+    let model_text = matches!(a.status.as_str(), "answered" | "incomplete" | "refused");
+    if streamed.is_empty() || !model_text {
+        if !streamed.is_empty() {
+            out!("\n");
+        }
+        out!("{}", a.base.answer);
+    } else if streamed.trim() != a.base.answer.trim() {
+        out!("\n\nChecked answer: {}", a.base.answer);
+    } else {
+        out!("");
+    }
+    if let Some(note) = &a.note {
+        out!("\nNote: {note}");
+    }
+    if !a.base.citations.is_empty() && a.status != "refused" {
+        out!("\nSources:");
+        for c in &a.base.citations {
+            let chapter = if c.chapter == c.book {
+                String::new()
+            } else {
+                format!(" · {}", c.chapter)
+            };
+            out!(
+                "  [{}] {}{} · printed page {} ({})",
+                c.n,
+                c.book,
+                chapter,
+                c.page_label,
+                location(c)
+            );
+        }
+    }
+    if let Some(id) = a.conversation_id {
+        out!("\n(conversation {id}: ask a follow-up with --conversation {id})");
+    }
+    Ok(a)
+}
+
+fn chat_cmd(library: &Path, model: &ModelArgs, conversation: Option<i64>) -> Result<ExitCode> {
+    let tutor = Tutor::new(
+        Engine::from_library(Library::open_existing(library)?)?,
+        llm_config(model),
+    );
+    let mut opts = tutor_options(model, conversation, false)?;
+    if let Some(id) = conversation {
+        if !tutor.engine().library().conversation_exists(id)? {
+            return Err(VidyaError::NoSuchConversation(id).into());
+        }
+    }
+    out!("Ask a question about your textbooks. Commands: /new (new conversation), /mode answer|socratic|quiz, /lang auto|en|hi|mr|kn|te|ta, /quit.");
+    let stdin = std::io::stdin();
+    loop {
+        output::text("\nYou: ")?;
+        let mut line = String::new();
+        if stdin.lock().read_line(&mut line)? == 0 {
+            out!("");
+            break;
+        }
+        let line = line.trim();
+        match line
+            .split_once(' ')
+            .map(|(a, b)| (a, b.trim()))
+            .unwrap_or((line, ""))
+        {
+            ("", _) => continue,
+            ("/quit" | "/exit", _) => break,
+            ("/new", _) => {
+                opts.conversation = None;
+                out!("(new conversation)");
+                continue;
+            }
+            ("/mode", m) => {
+                match Mode::parse(m) {
+                    Some(mode) => opts.mode = mode,
+                    None => out!("Unknown mode '{m}': use answer, socratic or quiz."),
+                }
+                continue;
+            }
+            ("/lang", l) => {
+                match vidya_core::answer::prompt::resolve_language(Some(l), "") {
+                    Ok(_) => opts.language = Some(l.to_string()),
+                    Err(e) => out!("{e}"),
+                }
+                continue;
+            }
+            _ => {}
+        }
+        output::text("Vidya: ")?;
+        match ask_once(&tutor, line, &opts, false) {
+            Ok(a) => opts.conversation = a.conversation_id,
+            Err(e) if output::is_broken_pipe(&e) => return Err(e),
+            Err(e) => out!("{e}"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn conversations_cmd(library: &Path, action: ConversationAction) -> Result<ExitCode> {
+    let lib = Library::open_existing(library)?;
+    match action {
+        ConversationAction::List => {
+            let list = lib.conversations()?;
+            if list.is_empty() {
+                out!("No conversations yet.");
+            }
+            for c in list {
+                out!(
+                    "{:>4}  {}  ({}, last {} UTC)",
+                    c.id,
+                    c.title,
+                    plural(c.turns, "turn"),
+                    c.updated_at
+                );
+            }
+        }
+        ConversationAction::Show { id } => {
+            if !lib.conversation_exists(id)? {
+                return Err(VidyaError::NoSuchConversation(id).into());
+            }
+            for t in lib.turns(id)? {
+                out!("You: {}", t.question);
+                if t.query != t.question {
+                    out!("  (searched for: {})", t.query);
+                }
+                out!("Vidya ({}, {}): {}\n", t.mode, t.status, t.answer);
+            }
+        }
+        ConversationAction::Delete { id } => {
+            if !lib.delete_conversation(id)? {
+                return Err(VidyaError::NoSuchConversation(id).into());
+            }
+            out!("Deleted conversation {id}.");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn stats_cmd(library: &Path, json: bool) -> Result<ExitCode> {
+    let lib = Library::open_existing(library)?;
+    let (books, pages, chunks) = lib.counts()?;
+    let questions = lib.counter("questions")?;
+    let lookups = lib.counter("cache_lookups")?;
+    let hits = lib.counter("cache_hits")?;
+    let mut totals = lib.turn_totals_ms()?;
+    totals.sort_by(f64::total_cmp);
+    let median = totals.get(totals.len() / 2).copied();
+    let v = serde_json::json!({
+        "books": books, "pages": pages, "chunks": chunks, "questions": questions,
+        "cache_lookups": lookups, "cache_hits": hits,
+        "cache_hit_rate": if lookups > 0 { hits as f64 / lookups as f64 } else { 0.0 },
+        "median_answer_ms": median,
+    });
+    if json {
+        out!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        out!("books: {books} ({pages} pages, {chunks} chunks)");
+        out!("questions asked: {questions}");
+        match median {
+            Some(m) => out!("median time to answer: {:.0} ms", m),
+            None => out!("median time to answer: no answers yet"),
+        }
+        out!(
+            "answer cache: {hits} hits in {lookups} lookups ({:.0}%)",
+            v["cache_hit_rate"].as_f64().unwrap_or(0.0) * 100.0
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ingest_cmd(library: &Path, paths: &[PathBuf], title: Option<String>) -> Result<ExitCode> {
     let mut books = Vec::new();
+    let mut failed = 0usize;
     for p in paths {
         match ingest::plan(p) {
             Ok(b) => books.extend(b),
             Err(e) => {
-                eprintln!("error: {e}");
+                output::err_line(format!("error: {e}"));
                 failed += 1;
             }
         }
     }
+    if title.is_some() && books.len() > 1 {
+        return Err(VidyaError::BadOption(format!(
+            "--title names one book, but {} books were given: add them one at a time to give each a title",
+            books.len()
+        ))
+        .into());
+    }
+    if books.is_empty() {
+        return Ok(ExitCode::FAILURE);
+    }
+    let mut lib = Library::open(library)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let c = cancel.clone();
+        // A second Ctrl-C ends the process at once (the transaction keeps the library whole).
+        let _ = ctrlc::set_handler(move || {
+            if c.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    }
     let opts = IngestOptions {
-        title: if books.len() == 1 { title } else { None },
-        cancel: None,
+        title,
+        cancel: Some(cancel.clone()),
     };
     for src in &books {
-        let bar = ProgressBar::new(0);
+        let bar = ProgressBar::new(100);
         bar.set_style(
-            ProgressStyle::with_template("{msg:40!} [{bar:30}] {pos}/{len} pages ({eta})")
+            ProgressStyle::with_template("{msg:50!} [{bar:30}] {percent:>3}% ({eta})")
                 .expect("valid template")
                 .progress_chars("=> "),
         );
@@ -207,33 +585,61 @@ fn ingest_cmd(
             .to_string();
         bar.set_message(name.clone());
         let result = ingest::ingest_book(&mut lib, src, &opts, &mut |p| match p {
-            Progress::Reading { file, done, total } => {
-                bar.set_length(total as u64);
-                bar.set_position(done as u64);
-                bar.set_message(format!("{name}: {file}"));
+            Progress::Reading {
+                file,
+                file_index,
+                files,
+                page,
+                pages,
+                ..
+            } => {
+                let pages = pages.max(1);
+                bar.set_position(((file_index * 100 + page * 100 / pages) / files.max(1)) as u64);
+                bar.set_message(if files > 1 {
+                    format!(
+                        "{name}: {file} ({}/{files}), page {page}/{pages}",
+                        file_index + 1
+                    )
+                } else {
+                    format!("{name}: page {page}/{pages}")
+                });
             }
             Progress::Indexing => bar.set_message(format!("{name}: chunking")),
             Progress::Writing => bar.set_message(format!("{name}: saving")),
         });
         bar.finish_and_clear();
+        // Summary lines are best effort: a closed stdout must not stop the ingest of the
+        // remaining books.
         match result {
             Ok(r) if r.already_present => {
-                println!(
+                let _ = output::line(format!(
                     "Already in the library: \"{}\" (book {}), nothing to do.",
                     r.title, r.book_id
-                );
+                ));
             }
             Ok(r) => {
-                println!(
-                    "Added \"{}\" (book {}, {}): {} pages, {} chapters, {} chunks in {:.1} s",
-                    r.title, r.book_id, r.language, r.pages, r.chapters, r.chunks, r.seconds
-                );
+                let _ = output::line(format!(
+                    "Added \"{}\" (book {}, {}): {}, {}, {} in {:.1} s",
+                    r.title,
+                    r.book_id,
+                    r.language,
+                    plural(r.pages as i64, "page"),
+                    plural(r.chapters as i64, "chapter"),
+                    plural(r.chunks as i64, "chunk"),
+                    r.seconds
+                ));
                 for w in &r.warnings {
-                    println!("  note: {w}");
+                    let _ = output::line(format!("  note: {w}"));
                 }
             }
+            Err(VidyaError::Cancelled) => {
+                output::err_line(format!(
+                    "stopped: {name} was not added; the library is unchanged."
+                ));
+                return Ok(ExitCode::from(130));
+            }
             Err(e) => {
-                eprintln!("error: {e}");
+                output::err_line(format!("error: {e}"));
                 failed += 1;
             }
         }
@@ -245,65 +651,44 @@ fn ingest_cmd(
     })
 }
 
-fn books_cmd(library: &std::path::Path, json: bool) -> Result<ExitCode> {
-    let lib = Library::open(library)?;
-    let books = lib.books()?;
+fn books_cmd(library: &Path, json: bool) -> Result<ExitCode> {
+    let books = match Library::open_existing(library) {
+        Ok(lib) => lib.books()?,
+        Err(VidyaError::NoLibrary { .. }) => Vec::new(),
+        Err(e) => return Err(e.into()),
+    };
     if json {
-        println!("{}", serde_json::to_string_pretty(&books)?);
+        out!("{}", serde_json::to_string_pretty(&books)?);
     } else if books.is_empty() {
-        println!("No books yet. Add one with: vidya ingest <pdf or folder>");
+        out!(
+            "No books yet in {}. Add one with: vidya ingest <pdf or folder>",
+            library.display()
+        );
     } else {
         for b in books {
-            println!(
-                "{:>3}  {}  [{}]  {} pages, {} chapters, {} chunks  (added {})",
-                b.id, b.title, b.language, b.page_count, b.chapter_count, b.chunk_count, b.added_at
+            out!(
+                "{:>3}  {}  [{}]  {}, {}, {}  (added {} UTC)",
+                b.id,
+                b.title,
+                b.language,
+                plural(b.page_count, "page"),
+                plural(b.chapter_count, "chapter"),
+                plural(b.chunk_count, "chunk"),
+                b.added_at
             );
             for w in &b.warnings {
-                println!("       note: {w}");
+                out!("       note: {w}");
             }
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn ask_cmd(
-    library: &std::path::Path,
-    question: &str,
-    books: Vec<i64>,
-    json: bool,
-    top: u8,
-) -> Result<ExitCode> {
-    if question.trim().is_empty() {
-        return Err(VidyaError::EmptyQuestion.into());
-    }
-    let engine = Engine::open(library)?;
-    let opts = AskOptions {
-        books: (!books.is_empty()).then_some(books),
-        max_citations: top as usize,
-    };
-    let r = engine.ask(question, &opts)?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
-        return Ok(ExitCode::SUCCESS);
-    }
-    println!("{}", r.answer);
-    if !r.citations.is_empty() {
-        println!("\nSources:");
-        for c in &r.citations {
-            println!(
-                "  [{}] {} · {} · printed page {} ({}, PDF page {})",
-                c.n, c.book, c.chapter, c.page_label, c.file, c.pdf_page
-            );
-        }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn doctor_cmd(library: &std::path::Path, json: bool) -> Result<ExitCode> {
+fn doctor_cmd(library: &Path, json: bool, host: Option<String>) -> Result<ExitCode> {
     let mut problems = Vec::new();
     let mut report = serde_json::Map::new();
     report.insert("library".into(), library.display().to_string().into());
-    match Library::open(library) {
+    match Library::open_existing(library) {
         Ok(lib) => {
             let version = lib.schema_version()?;
             let (books, pages, chunks) = lib.counts()?;
@@ -316,6 +701,9 @@ fn doctor_cmd(library: &std::path::Path, json: bool) -> Result<ExitCode> {
             report.insert("pages".into(), pages.into());
             report.insert("chunks".into(), chunks.into());
         }
+        Err(VidyaError::NoLibrary { .. }) => {
+            report.insert("database".into(), serde_json::Value::Null);
+        }
         Err(e) => problems.push(format!("library: {e}")),
     }
     let mut natives = Vec::new();
@@ -325,11 +713,11 @@ fn doctor_cmd(library: &std::path::Path, json: bool) -> Result<ExitCode> {
             located
                 .map(|l| (l.path, l.verified, l.tried))
                 .unwrap_or((None, false, vec![]));
+        let path = path.map(|p| std::fs::canonicalize(&p).unwrap_or(p));
         let loads = if entry.name == "pdfium" && path.is_some() {
-            match vidya_core::ingest::pdf::pdfium() {
-                Ok(_) => None,
-                Err(e) => Some(e.to_string()),
-            }
+            vidya_core::ingest::pdf::pdfium()
+                .err()
+                .map(|e| e.to_string())
         } else {
             None
         };
@@ -361,43 +749,102 @@ fn doctor_cmd(library: &std::path::Path, json: bool) -> Result<ExitCode> {
         }));
     }
     report.insert("native".into(), natives.clone().into());
+    // Ollama is optional: without it answers are extractive, so it is reported, not a problem.
+    let mut cfg = LlmConfig::default();
+    if let Some(h) = host {
+        cfg.host = ollama::normalize_host(&h);
+    }
+    let ollama_status = match OllamaClient::new(cfg.clone()) {
+        Ok(client) => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            match rt.block_on(client.list_models()) {
+                Ok(models) => {
+                    serde_json::json!({"host": client.config().host, "running": true, "models": models})
+                }
+                Err(e) => {
+                    serde_json::json!({"host": client.config().host, "running": false, "message": e.to_string()})
+                }
+            }
+        }
+        Err(e) => serde_json::json!({"host": cfg.host, "running": false, "message": e.to_string()}),
+    };
+    report.insert("ollama".into(), ollama_status.clone());
     report.insert(
         "logs".into(),
         vidya_core::paths::log_dir().display().to_string().into(),
     );
+    report.insert(
+        "traces".into(),
+        vidya_core::trace::trace_dir().display().to_string().into(),
+    );
     report.insert("problems".into(), problems.clone().into());
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        out!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("Vidya {} doctor", env!("CARGO_PKG_VERSION"));
-        println!("  library:  {}", library.display());
-        if let Some(db) = report.get("database") {
-            println!(
-                "  database: {} (schema v{}; this build writes v{})",
-                db.as_str().unwrap_or_default(),
-                report["schema_version"],
-                vidya_core::store::schema::SCHEMA_VERSION
-            );
-            println!(
-                "  books:    {} ({} pages, {} chunks)",
-                report["books"], report["pages"], report["chunks"]
-            );
+        out!("Vidya {} doctor", env!("CARGO_PKG_VERSION"));
+        out!("  library:  {}", library.display());
+        match report.get("database").and_then(|d| d.as_str()) {
+            Some(db) => {
+                out!(
+                    "  database: {} (schema v{}; this build writes v{})",
+                    db,
+                    report["schema_version"],
+                    vidya_core::store::schema::SCHEMA_VERSION
+                );
+                out!(
+                    "  books:    {} ({} pages, {} chunks)",
+                    report["books"],
+                    report["pages"],
+                    report["chunks"]
+                );
+            }
+            None if problems.iter().all(|p| !p.starts_with("library:")) => {
+                out!("  database: none yet (the first `vidya ingest` creates it here)")
+            }
+            None => {}
         }
         for n in &natives {
-            println!(
-                "  {}: {} {}",
-                n["name"].as_str().unwrap_or_default(),
+            out!(
+                "  {:<9} {} {}",
+                format!("{}:", n["name"].as_str().unwrap_or_default()),
                 n["status"].as_str().unwrap_or_default(),
                 n["path"].as_str().unwrap_or("")
             );
         }
-        println!("  logs:     {}", vidya_core::paths::log_dir().display());
-        if problems.is_empty() {
-            println!("All good.");
+        if ollama_status["running"].as_bool() == Some(true) {
+            let models: Vec<String> = ollama_status["models"]
+                .as_array()
+                .map(|m| {
+                    m.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            out!(
+                "  ollama:   running at {} ({})",
+                ollama_status["host"].as_str().unwrap_or_default(),
+                if models.is_empty() {
+                    "no model installed yet".to_string()
+                } else {
+                    models.join(", ")
+                }
+            );
         } else {
-            println!("Problems:");
+            out!(
+                "  ollama:   not reachable: answers will quote the textbook only. {}",
+                ollama_status["message"].as_str().unwrap_or_default()
+            );
+        }
+        out!("  logs:     {}", vidya_core::paths::log_dir().display());
+        out!("  traces:   {}", vidya_core::trace::trace_dir().display());
+        if problems.is_empty() {
+            out!("All good.");
+        } else {
+            out!("Problems:");
             for p in &problems {
-                println!("  - {p}");
+                out!("  - {p}");
             }
         }
     }

@@ -7,6 +7,24 @@ use common::*;
 fn empty_question_and_empty_library() {
     let dir = tempfile::tempdir().unwrap();
     let lib = dir.path();
+    // A mistyped library path is reported, not silently created.
+    let o = run(lib, &["ask", "what is photosynthesis"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("there is no library at"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!lib.join(vidya_core::store::DB_FILE).exists());
+    // A library whose only book was removed has no books.
+    ok(&run(
+        lib,
+        &[
+            "ingest",
+            fixtures().join("biology2e/ch07.pdf").to_str().unwrap(),
+        ],
+    ));
+    ok(&run(lib, &["remove", "1"]));
     let o = run(lib, &["ask", "what is photosynthesis"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("no books yet"), "{}", stderr(&o));
@@ -73,11 +91,7 @@ fn unsupported_missing_and_damaged_files() {
     std::fs::write(&fake, b"this is not a pdf at all").unwrap();
     let o = run(&lib, &["ingest", fake.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("damaged or incomplete"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("is not a PDF file"), "{}", stderr(&o));
     assert!(!stderr(&o).contains("panicked"));
 
     // Truncated copy of a real chapter.
@@ -86,11 +100,53 @@ fn unsupported_missing_and_damaged_files() {
     std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
     let o = run(&lib, &["ingest", cut.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("damaged or incomplete"),
+        "{}",
+        stderr(&o)
+    );
 
     let empty = dir.path().join("empty.pdf");
     std::fs::write(&empty, b"").unwrap();
     let o = run(&lib, &["ingest", empty.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("the file is empty (0 bytes)"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Content that contradicts the name, and text files with nothing in them.
+    let pdf_as_txt = dir.path().join("chapter.txt");
+    std::fs::copy(fixtures().join("biology2e/ch07.pdf"), &pdf_as_txt).unwrap();
+    let o = run(&lib, &["ingest", pdf_as_txt.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("Rename it to end in .pdf"),
+        "{}",
+        stderr(&o)
+    );
+    let blank = dir.path().join("blank.md");
+    std::fs::write(&blank, "\u{FEFF}\n   \n\t\n").unwrap();
+    let o = run(&lib, &["ingest", blank.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("contains no text"), "{}", stderr(&o));
+    // Several books with one --title is refused before anything is stored.
+    let o = run(
+        &lib,
+        &[
+            "ingest",
+            blank.to_str().unwrap(),
+            pdf_as_txt.to_str().unwrap(),
+            "--title",
+            "Two",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--title names one book"),
+        "{}",
+        stderr(&o)
+    );
 
     // Nothing stored was lost, nothing half-stored was added.
     assert_eq!(counts(&lib), before);
@@ -153,4 +209,38 @@ fn text_markdown_and_docx_books() {
     let c = &r["citations"][0];
     assert_eq!(c["chapter"], "अध्याय 1 पादपों में पोषण");
     assert!(c["text"].as_str().unwrap().contains("क्लोरोफिल"));
+}
+
+#[test]
+fn closed_stdout_and_parallel_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path();
+    let ch07 = fixtures().join("biology2e/ch07.pdf");
+    // Six processes create the same new library and add the same book at once.
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            vidya(lib)
+                .args(["ingest", ch07.to_str().unwrap()])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        ok(&o);
+    }
+    assert_eq!(counts(lib).0, 1);
+    // A reader that stops reading (`vidya books | head -c 1`) is not a crash.
+    let mut child = vidya(lib)
+        .args(["books"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert!(o.status.code() == Some(0), "{:?}", o.status);
 }

@@ -135,8 +135,19 @@ impl Engine {
     }
 
     /// Share of the question's idf weight found in `chunk_terms` (0..=1).
+    ///
+    /// Only terms written in a script the passage uses count: BM25 cannot match a Hindi word
+    /// against English text, so in "photosynthesis में light reactions क्या हैं?" the Hindi
+    /// words neither help nor hurt an English passage.
     fn coverage(&self, terms: &[String], passage: &ChunkRecord) -> f32 {
-        let q: HashSet<&str> = terms.iter().map(String::as_str).collect();
+        use crate::text::script::{script_of, Script};
+        let term_script = |t: &str| t.chars().map(script_of).find(|s| *s != Script::Other);
+        let passage_scripts: HashSet<Script> = passage.text.chars().map(script_of).collect();
+        let q: HashSet<&str> = terms
+            .iter()
+            .map(String::as_str)
+            .filter(|t| term_script(t).is_none_or(|s| passage_scripts.contains(&s)))
+            .collect();
         let have: HashSet<String> = self.tokenizer.terms(&passage.text).into_iter().collect();
         let total: f32 = q.iter().map(|t| self.index.idf(t)).sum();
         if total <= 0.0 {
@@ -154,6 +165,11 @@ impl Engine {
     /// Errors: [`VidyaError::EmptyQuestion`], [`VidyaError::EmptyLibrary`],
     /// [`VidyaError::NoSuchBook`] for an unknown book filter, database errors.
     pub fn ask(&self, question: &str, opts: &AskOptions) -> Result<AskResponse> {
+        self.ask_traced(question, opts).map(|(r, _)| r)
+    }
+
+    /// [`Engine::ask`], also returning the retrieved candidates (for trace logs).
+    pub fn ask_traced(&self, question: &str, opts: &AskOptions) -> Result<(AskResponse, Vec<Hit>)> {
         let t0 = Instant::now();
         let terms = self.question_terms(question)?;
         if self.index.is_empty() {
@@ -170,6 +186,7 @@ impl Engine {
             self.retrieve_terms(&terms, opts.max_citations.max(1) * 2, opts.books.as_deref())?;
         timings.insert("retrieve".to_string(), ms(t));
         let t = Instant::now();
+        let candidates: Vec<Hit> = hits.iter().map(|(h, _)| *h).collect();
         let gated = hits
             .first()
             .is_none_or(|(_, best)| self.coverage(&terms, best) < GATE_MIN_COVERAGE);
@@ -190,12 +207,15 @@ impl Engine {
         timings.insert("compose".to_string(), ms(t));
         timings.insert("total".to_string(), ms(t0));
         let context_tokens = citations.iter().map(|c| estimate_tokens(&c.text)).sum();
-        Ok(AskResponse {
-            gated: gated || citations.is_empty(),
-            answer,
-            citations,
-            context_tokens,
-            timings_ms: timings,
-        })
+        Ok((
+            AskResponse {
+                gated: gated || citations.is_empty(),
+                answer,
+                citations,
+                context_tokens,
+                timings_ms: timings,
+            },
+            candidates,
+        ))
     }
 }

@@ -87,12 +87,32 @@ pub enum VidyaError {
     #[error("there is no book with id {0}: `vidya books` lists the books")]
     NoSuchBook(i64),
     /// The library database failed.
-    #[error("the library database at {path} failed: {source}. If the disk is full, free some space and try again")]
+    #[error("the library database at {path} failed: {source}. {}", db_hint(.source, .path))]
     Database {
         /// The database file.
         path: PathBuf,
         /// SQLite's error.
         source: rusqlite::Error,
+    },
+    /// There is no library at the path given.
+    #[error("there is no library at {path} yet. Add a book first (`vidya ingest <pdf or folder>`), or check the --library path")]
+    NoLibrary {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// A file whose content does not match its name.
+    #[error(
+        "{path} is not a {expected} file, although its name says so (it looks like {found}). {fix}"
+    )]
+    WrongType {
+        /// The file.
+        path: PathBuf,
+        /// What the name promises.
+        expected: &'static str,
+        /// What the content is.
+        found: &'static str,
+        /// What to do.
+        fix: &'static str,
     },
     /// The library was written by a newer Vidya.
     #[error("the library at {path} was created by a newer version of Vidya (schema {found}, this version knows {known}). Update Vidya")]
@@ -104,6 +124,12 @@ pub enum VidyaError {
         /// Newest schema this build knows.
         known: i64,
     },
+    /// A setting or option has a value Vidya does not know.
+    #[error("{0}")]
+    BadOption(String),
+    /// The conversation does not exist.
+    #[error("there is no conversation with id {0}: `vidya conversations` lists them")]
+    NoSuchConversation(i64),
     /// The ingest was cancelled.
     #[error("cancelled")]
     Cancelled,
@@ -123,10 +149,14 @@ impl VidyaError {
             Self::Io { .. } => "io",
             Self::PdfiumMissing { .. } => "pdfium_missing",
             Self::EmptyQuestion => "empty_question",
+            Self::NoLibrary { .. } => "no_library",
+            Self::WrongType { .. } => "wrong_type",
             Self::EmptyLibrary => "empty_library",
             Self::NoSuchBook(_) => "no_such_book",
             Self::Database { .. } => "database",
             Self::SchemaTooNew { .. } => "schema_too_new",
+            Self::BadOption(_) => "bad_option",
+            Self::NoSuchConversation(_) => "no_such_conversation",
             Self::Cancelled => "cancelled",
         }
     }
@@ -137,5 +167,29 @@ impl VidyaError {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// What to do about a database error, from SQLite's error code.
+fn db_hint(e: &rusqlite::Error, path: &std::path::Path) -> String {
+    use rusqlite::ErrorCode as C;
+    let code = match e {
+        rusqlite::Error::SqliteFailure(f, _) => Some(f.code),
+        _ => None,
+    };
+    match code {
+        Some(C::DatabaseBusy) | Some(C::DatabaseLocked) => {
+            "Another Vidya window or command is changing the library right now: wait for it to finish and try again".into()
+        }
+        Some(C::DatabaseCorrupt) | Some(C::NotADatabase) => format!(
+            "The library file is damaged. Rename the folder {} (to keep it for repair), then add your books again, or restore the folder from a backup",
+            path.parent().map(|p| p.display().to_string()).unwrap_or_default()
+        ),
+        Some(C::ReadOnly) | Some(C::PermissionDenied) => {
+            "The library cannot be written (read-only folder or disk). Use a library folder you can write to (--library), or ask for write permission".into()
+        }
+        Some(C::DiskFull) => "The disk is full: free some space and try again".into(),
+        Some(C::CannotOpen) => "Check that the library folder exists, is a folder, and can be written".into(),
+        _ => "If the disk is full, free some space and try again".into(),
     }
 }

@@ -36,8 +36,10 @@ pub struct RetrievalReport {
     pub k: usize,
     /// Questions with a page source that were evaluated.
     pub evaluated: usize,
-    /// Records skipped (no `source.pdf_file`/`pdf_pages`).
+    /// Records skipped (malformed, or no `source.pdf_file`/`pdf_pages`).
     pub skipped: usize,
+    /// Records about a file that is not in the library (not evaluated).
+    pub not_in_library: usize,
     /// Page-level recall@k.
     pub recall: f64,
     /// Page-level MRR@k.
@@ -67,6 +69,7 @@ pub fn retrieval_recall(
     let mut rr_sum = 0.0;
     let mut hits_total = 0usize;
     let mut times = Vec::new();
+    let in_library = engine.library().file_names()?;
     for line in std::io::BufReader::new(file).lines() {
         let line = line.map_err(|e| VidyaError::io(qa_path, e))?;
         if line.trim().is_empty() {
@@ -88,6 +91,10 @@ pub fn retrieval_recall(
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or(want_file);
+        if !in_library.contains(&want_name) {
+            report.not_in_library += 1;
+            continue;
+        }
         let mut question = rec.question.clone();
         if with_options && !rec.options.is_empty() {
             question.push('\n');
@@ -125,7 +132,15 @@ pub fn retrieval_recall(
             rr_sum += 1.0 / r as f64;
         }
     }
-    if report.evaluated > 0 {
+    if report.evaluated == 0 {
+        return Err(VidyaError::BadOption(format!(
+            "no usable questions in {}: {} records were unreadable or had no source.pdf_file/pdf_pages, {} were about files not in the library",
+            qa_path.display(),
+            report.skipped,
+            report.not_in_library
+        )));
+    }
+    {
         report.recall = hits_total as f64 / report.evaluated as f64;
         report.mrr = rr_sum / report.evaluated as f64;
     }

@@ -8,7 +8,7 @@
 //! Modules follow the pipeline: [`ingest`] (files → pages → chapters → chunks), [`store`] (the
 //! library database), [`text`] (normalisation, tokenizer, sentences), [`search`] (retrieval),
 //! [`answer`] (answer composition), [`ask`] (the question pipeline), [`eval`] (retrieval
-//! quality on QA sets), [`native`] (pinned native libraries).
+//! quality on QA sets), [`native`] (pinned native libraries), [`trace`] (per-turn trace log).
 
 pub mod answer;
 pub mod ask;
@@ -20,6 +20,7 @@ pub mod paths;
 pub mod search;
 pub mod store;
 pub mod text;
+pub mod trace;
 
 pub use ask::{AskOptions, AskResponse, Engine};
 pub use error::{Result, VidyaError};

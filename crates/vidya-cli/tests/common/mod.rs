@@ -40,7 +40,10 @@ pub fn vidya(lib: &Path) -> Command {
     c.arg("--library")
         .arg(lib)
         .env_remove("VIDYA_LIBRARY")
-        .env("XDG_DATA_HOME", lib.join("data-home"));
+        .env("XDG_DATA_HOME", lib.join("data-home"))
+        // Hermetic: no test talks to a real Ollama unless it passes --host itself. Nothing
+        // listens on port 9 (discard), so the tutor falls back to the extractive answer.
+        .env("OLLAMA_HOST", "http://127.0.0.1:9");
     c
 }
 

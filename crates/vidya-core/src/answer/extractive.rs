@@ -10,14 +10,14 @@ use crate::error::Result;
 use crate::ingest::chunk::page_at;
 use crate::store::{ChunkRecord, Library};
 use crate::text::{split_sentences, Tokenizer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
 /// Most sentences quoted from one passage.
 pub const MAX_SENTENCES_PER_CITATION: usize = 3;
 
 /// One numbered source of an answer (the `citations` items of `vidya ask --json`).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Citation {
     /// The `[n]` number used in the answer (1-based).
     pub n: usize,
@@ -61,6 +61,13 @@ pub fn is_heading_like(sentence: &str) -> bool {
     !ends && (bullet || sentence.split_whitespace().count() < 10)
 }
 
+/// True for pieces that are not the book's own prose sentences: they start in the middle of a
+/// sentence (lowercase first letter) or are figure alt text (`[Image omitted: …]`).
+pub fn is_fragment(sentence: &str) -> bool {
+    let t = sentence.trim_start();
+    t.starts_with("[Image") || t.chars().next().is_some_and(|c| c.is_lowercase())
+}
+
 struct Scored {
     text: String,
     page: usize,
@@ -98,7 +105,7 @@ pub fn compose(
                     .sum();
                 // A heading ("8.2 The Light-Dependent Reactions") matches the question's words
                 // but answers nothing: quote it only when no real sentence matches.
-                let score = if is_heading_like(&text) {
+                let score = if is_heading_like(&text) || is_fragment(&text) {
                     matched * HEADING_WEIGHT
                 } else {
                     matched
@@ -126,6 +133,7 @@ pub fn compose(
                     && s.order != best.order
                     && s.score >= best.score * 0.5
                     && !is_heading_like(&s.text)
+                    && !is_fragment(&s.text)
             })
             .collect();
         keep.sort_by(|a, b| b.score.total_cmp(&a.score));

@@ -1,6 +1,14 @@
-//! Answers. For now: the extractive answer ([`extractive`]), which quotes the best textbook
-//! sentences with citations and is what Vidya shows whenever no language model can answer.
+//! Answers: the extractive answer ([`extractive`]) that quotes the best textbook sentences with
+//! citations, and the tutor ([`tutor`]) that asks a local model through Ollama ([`ollama`]) with
+//! prompts from template files ([`prompt`]), rewrites follow-ups ([`followup`]) and checks what
+//! the model wrote ([`postcheck`]).
 
 pub mod extractive;
+pub mod followup;
+pub mod ollama;
+pub mod postcheck;
+pub mod prompt;
+pub mod tutor;
 
 pub use extractive::{Citation, ExtractiveAnswer};
+pub use tutor::{Tutor, TutorAnswer, TutorOptions};

@@ -70,6 +70,20 @@ pub fn book_title(
     files: &[ExtractedFile],
     folder: Option<&std::path::Path>,
 ) -> String {
+    let t = book_title_raw(requested, files, folder);
+    // Titles are shown in terminals and windows: no control characters.
+    let clean: String = t.chars().filter(|c| !c.is_control()).collect();
+    match clean.trim() {
+        "" => "Untitled book".into(),
+        c => c.to_string(),
+    }
+}
+
+fn book_title_raw(
+    requested: Option<&str>,
+    files: &[ExtractedFile],
+    folder: Option<&std::path::Path>,
+) -> String {
     if let Some(t) = requested.map(str::trim).filter(|t| !t.is_empty()) {
         return t.to_string();
     }

@@ -10,6 +10,12 @@ use quick_xml::Reader;
 use std::io::Read;
 use std::path::Path;
 
+/// Largest unpacked XML part read from a DOCX (bytes): 64 MiB.
+pub const MAX_XML_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Deepest paragraph nesting followed (text boxes hold paragraphs inside paragraphs).
+const MAX_NESTING: usize = 64;
+
 /// DOCX files larger than this are refused (bytes): 256 MiB.
 pub const MAX_DOCX_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -50,9 +56,19 @@ fn read_member<R: std::io::Read + std::io::Seek>(
     zip: &mut zip::ZipArchive<R>,
     name: &str,
 ) -> std::result::Result<String, String> {
-    let mut m = zip.by_name(name).map_err(|e| e.to_string())?;
+    let m = zip.by_name(name).map_err(|e| e.to_string())?;
+    // A small .docx can unpack to gigabytes (a "zip bomb"): never read past the limit,
+    // whatever the header claims.
     let mut s = String::new();
-    m.read_to_string(&mut s).map_err(|e| e.to_string())?;
+    m.take(MAX_XML_BYTES + 1)
+        .read_to_string(&mut s)
+        .map_err(|e| e.to_string())?;
+    if s.len() as u64 > MAX_XML_BYTES {
+        return Err(format!(
+            "{name} unpacks to more than {} MB",
+            MAX_XML_BYTES / (1024 * 1024)
+        ));
+    }
     Ok(s)
 }
 
@@ -88,59 +104,77 @@ fn heading_level(style: &str) -> Option<usize> {
 fn paragraphs_to_sections(xml: &str) -> std::result::Result<Vec<Section>, quick_xml::Error> {
     let mut r = Reader::from_str(xml);
     let mut sections: Vec<Section> = vec![(None, String::new())];
-    let mut para = String::new();
-    let mut level: Option<usize> = None;
+    // Paragraphs can nest (a text box inside a paragraph): one buffer per open paragraph.
+    let mut stack: Vec<(String, Option<usize>)> = Vec::new();
+    let mut overflow = 0usize;
     let mut in_text = false;
+    let emit = |text: &str, level: Option<usize>, sections: &mut Vec<Section>| {
+        let text = text.trim();
+        match level {
+            Some(l) if !text.is_empty() => {
+                sections.push((Some((l, text.to_string())), String::new()))
+            }
+            _ if !text.is_empty() => {
+                let body = &mut sections.last_mut().expect("starts non-empty").1;
+                body.push_str(text);
+                body.push_str("\n\n");
+            }
+            _ => {}
+        }
+    };
     loop {
-        match r.read_event()? {
+        let event = r.read_event()?;
+        let empty = matches!(event, Event::Empty(_));
+        match event {
             Event::Start(e) | Event::Empty(e) => match e.local_name().as_ref() {
-                b"p" => {
-                    para.clear();
-                    level = None;
+                b"p" if !empty => {
+                    if stack.len() >= MAX_NESTING {
+                        overflow += 1;
+                    } else {
+                        stack.push((String::new(), None));
+                    }
                 }
                 b"pStyle" => {
                     for a in e.attributes().flatten() {
                         if a.key.local_name().as_ref() == b"val" {
-                            level = heading_level(&String::from_utf8_lossy(&a.value));
+                            if let Some(top) = stack.last_mut() {
+                                top.1 = heading_level(&String::from_utf8_lossy(&a.value));
+                            }
                         }
                     }
                 }
-                b"t" => in_text = true,
-                b"tab" => para.push('\t'),
-                b"br" | b"cr" => para.push('\n'),
+                b"t" if !empty => in_text = true,
+                b"tab" => push(&mut stack, "\t"),
+                b"br" | b"cr" => push(&mut stack, "\n"),
                 _ => {}
             },
             Event::Text(t) if in_text => {
-                para.push_str(&t.decode().map_err(quick_xml::Error::from)?)
+                push(&mut stack, &t.decode().map_err(quick_xml::Error::from)?)
             }
             Event::GeneralRef(g) if in_text => {
                 if let Ok(Some(c)) = g.resolve_char_ref() {
-                    para.push(c);
+                    push(&mut stack, c.encode_utf8(&mut [0u8; 4]));
                 } else {
                     let name = String::from_utf8_lossy(&g);
-                    para.push_str(match name.as_ref() {
-                        "amp" => "&",
-                        "lt" => "<",
-                        "gt" => ">",
-                        "quot" => "\"",
-                        "apos" => "'",
-                        _ => "",
-                    });
+                    push(
+                        &mut stack,
+                        match name.as_ref() {
+                            "amp" => "&",
+                            "lt" => "<",
+                            "gt" => ">",
+                            "quot" => "\"",
+                            "apos" => "'",
+                            _ => "",
+                        },
+                    );
                 }
             }
             Event::End(e) => match e.local_name().as_ref() {
                 b"t" => in_text = false,
+                b"p" if overflow > 0 => overflow -= 1,
                 b"p" => {
-                    let text = para.trim().to_string();
-                    match level {
-                        Some(l) if !text.is_empty() => {
-                            sections.push((Some((l, text)), String::new()))
-                        }
-                        _ => {
-                            let body = &mut sections.last_mut().expect("starts non-empty").1;
-                            body.push_str(&text);
-                            body.push_str("\n\n");
-                        }
+                    if let Some((text, level)) = stack.pop() {
+                        emit(&text, level, &mut sections);
                     }
                 }
                 _ => {}
@@ -149,8 +183,17 @@ fn paragraphs_to_sections(xml: &str) -> std::result::Result<Vec<Section>, quick_
             _ => {}
         }
     }
+    while let Some((text, level)) = stack.pop() {
+        emit(&text, level, &mut sections);
+    }
     sections.retain(|(h, b)| h.is_some() || !b.trim().is_empty());
     Ok(sections)
+}
+
+fn push(stack: &mut [(String, Option<usize>)], text: &str) {
+    if let Some(top) = stack.last_mut() {
+        top.0.push_str(text);
+    }
 }
 
 #[cfg(test)]
@@ -190,6 +233,22 @@ mod tests {
             f.pages[0].text
         );
         assert!(f.pages[1].text.contains("पौधे भोजन बनाते हैं।"));
+    }
+
+    #[test]
+    fn text_boxes_keep_every_sentence_once() {
+        let xml = r#"<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>Outer sentence about the nucleus.</w:t></w:r><w:r><w:txbxContent><w:p><w:r><w:t>Box sentence about ribosomes.</w:t></w:r></w:p></w:txbxContent></w:r><w:r><w:t xml:space="preserve"> Outer tail about vacuoles.</w:t></w:r></w:p><w:p/></w:body></w:document>"#;
+        let sections = paragraphs_to_sections(xml).unwrap();
+        let all: String = sections.iter().map(|s| s.1.clone()).collect();
+        assert_eq!(
+            all.matches("Box sentence about ribosomes.").count(),
+            1,
+            "{all}"
+        );
+        assert!(
+            all.contains("Outer sentence about the nucleus. Outer tail about vacuoles."),
+            "{all}"
+        );
     }
 
     #[test]

@@ -52,15 +52,20 @@ pub struct IngestOptions {
 /// Progress of one book's ingest.
 #[derive(Debug, Clone)]
 pub enum Progress {
-    /// Reading pages: `done` of `total` pages of all the book's files (`total` grows as files
-    /// are opened).
+    /// Reading pages of one of the book's files.
     Reading {
         /// File being read.
         file: String,
-        /// Pages read so far in the book.
+        /// Its index among the book's files (0-based).
+        file_index: usize,
+        /// Number of files in the book.
+        files: usize,
+        /// Pages of this file read so far.
+        page: usize,
+        /// Pages in this file.
+        pages: usize,
+        /// Pages read so far in the whole book.
         done: usize,
-        /// Pages known so far in the book.
-        total: usize,
     },
     /// Chunking and tokenising.
     Indexing,
@@ -198,9 +203,52 @@ pub fn ingest_book(
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<IngestReport> {
     let t0 = Instant::now();
-    let mut hashes = Vec::with_capacity(src.files.len());
+    let mut warnings = Vec::new();
+    if src.is_folder {
+        let subfolders: Vec<String> = std::fs::read_dir(&src.path)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_dir())
+                    .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !subfolders.is_empty() {
+            warnings.push(format!(
+                "sub-folders were not read ({}); add each of them separately if they hold other books",
+                subfolders.join(", ")
+            ));
+        }
+    }
+    let mut files: Vec<PathBuf> = Vec::with_capacity(src.files.len());
+    let mut hashes: Vec<String> = Vec::with_capacity(src.files.len());
     for f in &src.files {
-        hashes.push(crate::native::sha256_file(f).map_err(|e| VidyaError::io(f, e))?);
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        match crate::native::sha256_file(f) {
+            Ok(h) if hashes.contains(&h) => {
+                warnings.push(format!(
+                    "skipped {name}: it is a copy of another file in the folder"
+                ));
+            }
+            Ok(h) => {
+                files.push(f.clone());
+                hashes.push(h);
+            }
+            Err(e) if src.is_folder => {
+                warnings.push(format!("skipped {name}: {}", VidyaError::io(f, e)))
+            }
+            Err(e) => return Err(VidyaError::io(f, e)),
+        }
+    }
+    if files.is_empty() {
+        return Err(VidyaError::Empty {
+            path: src.path.clone(),
+            why: "none of its files could be read".into(),
+        });
     }
     let book_sha = if hashes.len() == 1 {
         hashes[0].clone()
@@ -229,10 +277,10 @@ pub fn ingest_book(
     }
 
     let mut extracted: Vec<(ExtractedFile, String)> = Vec::new();
-    let mut warnings = Vec::new();
     let mut first_error = None;
     let mut done_before = 0usize;
-    for (path, sha) in src.files.iter().zip(&hashes) {
+    let file_count = files.len();
+    for (index, (path, sha)) in files.iter().zip(&hashes).enumerate() {
         if cancelled(opts) {
             return Err(VidyaError::Cancelled);
         }
@@ -241,11 +289,14 @@ pub fn ingest_book(
             .unwrap_or_default()
             .to_string_lossy()
             .to_string();
-        let result = source::extract_file(path, &mut |done, total| {
+        let result = source::extract_file(path, &mut |page, pages| {
             on_progress(Progress::Reading {
                 file: name.clone(),
-                done: done_before + done,
-                total: done_before + total,
+                file_index: index,
+                files: file_count,
+                page,
+                pages,
+                done: done_before + page,
             })
         })
         .and_then(|f| quality::check_text_layer(&f).map(|w| (f, w)));
@@ -362,7 +413,7 @@ pub fn ingest_book(
         warnings: warnings.clone(),
     };
     on_progress(Progress::Writing);
-    let book_id = lib.insert_book(&book, || {
+    let inserted = lib.insert_book(&book, || {
         if let Some(ms) = std::env::var(FAULT_PAUSE_ENV)
             .ok()
             .and_then(|v| v.parse::<u64>().ok())
@@ -370,7 +421,30 @@ pub fn ingest_book(
             eprintln!("vidya: ingest transaction open");
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
-    })?;
+    });
+    let book_id = match inserted {
+        Ok(id) => id,
+        // Another process stored the same book while this one was reading it.
+        Err(VidyaError::Database {
+            source: rusqlite::Error::SqliteFailure(f, _),
+            ..
+        }) if f.code == rusqlite::ErrorCode::ConstraintViolation
+            && lib.book_by_sha(&book.sha256)?.is_some() =>
+        {
+            return Ok(IngestReport {
+                book_id: lib.book_by_sha(&book.sha256)?.unwrap_or_default(),
+                title,
+                language,
+                pages: book.pages.len(),
+                chapters: book.chapters.len(),
+                chunks: book.chunks.len(),
+                seconds: t0.elapsed().as_secs_f64(),
+                already_present: true,
+                warnings: vec![],
+            });
+        }
+        Err(e) => return Err(e),
+    };
     Ok(IngestReport {
         book_id,
         title,

@@ -53,9 +53,21 @@ fn map_load_error(path: &Path, e: PdfiumError) -> VidyaError {
             }
         }
         PdfiumError::IoError(source) => VidyaError::io(path, source),
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::FormatError) => {
+            VidyaError::Corrupt {
+                path: path.to_path_buf(),
+                detail: "its structure is broken, or the file is cut short".into(),
+            }
+        }
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::FileError) => {
+            VidyaError::Corrupt {
+                path: path.to_path_buf(),
+                detail: "the file could not be read".into(),
+            }
+        }
         other => VidyaError::Corrupt {
             path: path.to_path_buf(),
-            detail: format!("{other:?}"),
+            detail: format!("the PDF reader reported {other:?}"),
         },
     }
 }

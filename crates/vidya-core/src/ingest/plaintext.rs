@@ -38,10 +38,17 @@ pub fn extract(
         why: "the file is not UTF-8 text; save it as UTF-8 (Notepad: Save As → Encoding: UTF-8)"
             .into(),
     })?;
-    let text = crate::text::normalize(&raw.replace('\u{000C}', "\n\u{001E}\n"))
-        .replace('\u{001E}', "\u{000C}");
+    // Form feeds separate pages; normalisation drops control characters, so split first.
+    let text = raw
+        .split('\u{000C}')
+        .map(crate::text::normalize)
+        .collect::<Vec<_>>()
+        .join("\u{000C}");
     let sections = if markdown {
         markdown_sections(&text)
+            .into_iter()
+            .map(|(h, body)| (h, strip_markdown_inline(&body)))
+            .collect()
     } else {
         text_sections(&text)
     };
@@ -129,6 +136,18 @@ fn markdown_sections(text: &str) -> Vec<Section> {
     out
 }
 
+/// Removes inline Markdown syntax a reader does not see: `**`/`__` emphasis, backticks, and
+/// link/image syntax (`[text](url)` → `text`).
+fn strip_markdown_inline(body: &str) -> String {
+    static LINK: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let link =
+        LINK.get_or_init(|| regex::Regex::new(r"!?\[([^\]]*)\]\([^)]*\)").expect("valid regex"));
+    link.replace_all(body, "$1")
+        .replace("**", "")
+        .replace("__", "")
+        .replace('`', "")
+}
+
 fn top_level(sections: &[Section]) -> usize {
     let ones = sections
         .iter()
@@ -210,6 +229,28 @@ mod tests {
         assert_eq!(titles, vec!["Nutrition in Plants", "Nutrition in Animals"]);
         assert_eq!(f.pages.len(), 4);
         assert!(f.pages[3].text.contains("# not a heading"));
+    }
+
+    #[test]
+    fn form_feeds_are_pages_and_markdown_marks_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("pages.txt");
+        std::fs::write(&p, "first page text\u{000C}second page text\u{000C}third").unwrap();
+        let f = extract(&p, false, &mut |_, _| {}).unwrap();
+        assert_eq!(f.pages.len(), 3);
+        assert_eq!(f.pages[1].text, "second page text");
+        let md = dir.path().join("m.md");
+        std::fs::write(
+            &md,
+            "# T\n\nThe **cell** uses `ATP`, see [figure 2](fig2.png).\n",
+        )
+        .unwrap();
+        let f = extract(&md, true, &mut |_, _| {}).unwrap();
+        assert!(
+            f.pages[0].text.contains("The cell uses ATP, see figure 2."),
+            "{}",
+            f.pages[0].text
+        );
     }
 
     #[test]

@@ -53,6 +53,18 @@ fn is_letter_or_mark(c: char) -> bool {
 /// [`VidyaError::Scanned`] when no page has a text layer, [`VidyaError::GarbledText`] when the
 /// text is mostly symbols. Pages without text in an otherwise good file produce a warning.
 pub fn check_text_layer(file: &ExtractedFile) -> Result<Vec<String>> {
+    let is_pdf = super::source::kind_of(&file.path) == Some(super::source::FileKind::Pdf);
+    if !is_pdf
+        && file
+            .pages
+            .iter()
+            .all(|p| p.text.chars().filter(|c| is_letter_or_mark(*c)).count() == 0)
+    {
+        return Err(VidyaError::Empty {
+            path: file.path.clone(),
+            why: "it contains no text".into(),
+        });
+    }
     let mut empty_pages = Vec::new();
     let (mut total, mut good) = (0usize, 0usize);
     for p in &file.pages {

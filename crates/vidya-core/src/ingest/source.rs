@@ -67,6 +67,7 @@ pub fn kind_of(path: &Path) -> Option<FileKind> {
 ///
 /// Errors: [`VidyaError::Unsupported`] for other types, and each extractor's own errors.
 pub fn extract_file(path: &Path, on_page: &mut dyn FnMut(usize, usize)) -> Result<ExtractedFile> {
+    check_content(path)?;
     match kind_of(path) {
         Some(FileKind::Pdf) => super::pdf::extract(path, on_page),
         Some(FileKind::Text) => super::plaintext::extract(path, false, on_page),
@@ -75,5 +76,65 @@ pub fn extract_file(path: &Path, on_page: &mut dyn FnMut(usize, usize)) -> Resul
         None => Err(VidyaError::Unsupported {
             path: path.to_path_buf(),
         }),
+    }
+}
+
+/// What the first bytes of a file say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sniffed {
+    Pdf,
+    Zip,
+    Other,
+}
+
+fn sniff(head: &[u8]) -> Sniffed {
+    if head.windows(5).any(|w| w == b"%PDF-") {
+        Sniffed::Pdf
+    } else if head.starts_with(b"PK\x03\x04") {
+        Sniffed::Zip
+    } else {
+        Sniffed::Other
+    }
+}
+
+/// Refuses what cannot be a book before any parser sees it: not a regular file, an empty file,
+/// or content that contradicts the file's name (a PDF named `.txt`, a Word file named `.pdf`).
+fn check_content(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| VidyaError::io(path, e))?;
+    if !meta.is_file() {
+        return Err(VidyaError::Empty {
+            path: path.to_path_buf(),
+            why: "it is not a regular file (a folder, device or pipe)".into(),
+        });
+    }
+    if meta.len() == 0 {
+        return Err(VidyaError::Empty {
+            path: path.to_path_buf(),
+            why: "the file is empty (0 bytes); copy it again from its source".into(),
+        });
+    }
+    let mut head = vec![0u8; 1024];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| VidyaError::io(path, e))?;
+    head.truncate(n);
+    let found = sniff(&head);
+    let wrong = |expected: &'static str, found: &'static str, fix: &'static str| {
+        Err(VidyaError::WrongType {
+            path: path.to_path_buf(),
+            expected,
+            found,
+            fix,
+        })
+    };
+    match (kind_of(path), found) {
+        (Some(FileKind::Pdf), Sniffed::Zip) => wrong("PDF", "a Word or zip file", "If it is a Word document, rename it to end in .docx; otherwise export it as PDF and add it again"),
+        (Some(FileKind::Pdf), Sniffed::Other) if !head.contains(&b'%') => wrong("PDF", "plain text or other data", "Export or save the book as PDF and add it again"),
+        (Some(FileKind::Text | FileKind::Markdown), Sniffed::Pdf) => wrong("text", "a PDF", "Rename it to end in .pdf and add it again"),
+        (Some(FileKind::Text | FileKind::Markdown), Sniffed::Zip) => wrong("text", "a Word or zip file", "If it is a Word document, rename it to end in .docx"),
+        (Some(FileKind::Docx), Sniffed::Pdf) => wrong("Word (.docx)", "a PDF", "Rename it to end in .pdf and add it again"),
+        (Some(FileKind::Docx), Sniffed::Other) => wrong("Word (.docx)", "plain text or an old .doc file", "Open it in Word or LibreOffice, save it as .docx, and add it again"),
+        _ => Ok(()),
     }
 }

@@ -4,7 +4,10 @@
 //! A book is written in exactly one transaction ([`Library::insert_book`]): a crash or kill at any
 //! moment leaves the library as it was before that book.
 
+pub mod conversations;
 pub mod schema;
+
+pub use conversations::{Conversation, Turn};
 
 use crate::error::{Result, VidyaError};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -17,7 +20,7 @@ pub const DB_FILE: &str = "library.sqlite3";
 /// An open library.
 #[derive(Debug)]
 pub struct Library {
-    conn: Connection,
+    pub(crate) conn: Connection,
     dir: PathBuf,
     db_path: PathBuf,
 }
@@ -184,7 +187,9 @@ impl Library {
     /// The default library folder: `$VIDYA_LIBRARY` when set, else the per-user data folder
     /// (`~/.local/share/vidya/library` on Linux, `%APPDATA%\Vidya\Vidya\data\library` on Windows).
     pub fn default_dir() -> PathBuf {
-        if let Some(p) = std::env::var_os("VIDYA_LIBRARY").filter(|p| !p.is_empty()) {
+        if let Some(p) =
+            std::env::var_os("VIDYA_LIBRARY").filter(|p| !p.to_string_lossy().trim().is_empty())
+        {
             return PathBuf::from(p);
         }
         crate::paths::data_dir().join("library")
@@ -196,6 +201,12 @@ impl Library {
     /// newer schema ([`VidyaError::SchemaTooNew`]).
     pub fn open(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref().to_path_buf();
+        if dir.is_file() {
+            return Err(VidyaError::BadOption(format!(
+                "the library path {} is a file, not a folder: choose a folder with --library",
+                dir.display()
+            )));
+        }
         std::fs::create_dir_all(&dir).map_err(|e| VidyaError::io(&dir, e))?;
         let db_path = dir.join(DB_FILE);
         let conn = Connection::open(&db_path).map_err(|source| VidyaError::Database {
@@ -208,7 +219,19 @@ impl Library {
         Ok(lib)
     }
 
-    fn db_err(&self, source: rusqlite::Error) -> VidyaError {
+    /// Opens the library in `dir` only if it exists (for commands that read: a mistyped path
+    /// must not silently create an empty library). Errors: [`VidyaError::NoLibrary`].
+    pub fn open_existing(dir: impl AsRef<Path>) -> Result<Self> {
+        let dir = dir.as_ref();
+        if !dir.join(DB_FILE).is_file() {
+            return Err(VidyaError::NoLibrary {
+                path: dir.to_path_buf(),
+            });
+        }
+        Self::open(dir)
+    }
+
+    pub(crate) fn db_err(&self, source: rusqlite::Error) -> VidyaError {
         VidyaError::Database {
             path: self.db_path.clone(),
             source,
@@ -216,12 +239,15 @@ impl Library {
     }
 
     fn configure(&mut self) -> Result<()> {
+        // busy_timeout first: several Vidya processes may open a new library at once.
+        self.conn
+            .busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(|e| self.db_err(e))?;
         self.conn
             .execute_batch(
                 "PRAGMA journal_mode = WAL;
                  PRAGMA synchronous = NORMAL;
-                 PRAGMA foreign_keys = ON;
-                 PRAGMA busy_timeout = 5000;",
+                 PRAGMA foreign_keys = ON;",
             )
             .map_err(|e| self.db_err(e))
     }
@@ -235,19 +261,33 @@ impl Library {
                 known: schema::SCHEMA_VERSION,
             });
         }
-        for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
-            let tx = self.conn.transaction().map_err(|e| VidyaError::Database {
-                path: self.db_path.clone(),
-                source: e,
-            })?;
-            tx.execute_batch(sql)
-                .and_then(|_| tx.pragma_update(None, "user_version", (i + 1) as i64))
-                .and_then(|_| tx.commit())
-                .map_err(|e| VidyaError::Database {
-                    path: self.db_path.clone(),
-                    source: e,
-                })?;
+        if version == schema::SCHEMA_VERSION {
+            return Ok(());
         }
+        // One writer at a time: take the write lock first, then re-read the version, so that a
+        // second process opening the same new library waits and then finds it migrated.
+        let db_path = self.db_path.clone();
+        let err = |source| VidyaError::Database {
+            path: db_path.clone(),
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
+        let current: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(err)?;
+        for (i, sql) in schema::MIGRATIONS
+            .iter()
+            .enumerate()
+            .skip(current.max(0) as usize)
+        {
+            tx.execute_batch(sql).map_err(err)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)
+                .map_err(err)?;
+        }
+        tx.commit().map_err(err)?;
         Ok(())
     }
 
@@ -376,6 +416,8 @@ impl Library {
                 .map_err(err)?;
             }
         }
+        // Answers cached before this book existed may now be incomplete.
+        tx.execute("DELETE FROM answer_cache", []).map_err(err)?;
         before_commit();
         tx.commit().map_err(err)?;
         Ok(book_id)
@@ -433,6 +475,9 @@ impl Library {
         if n == 0 {
             return Err(VidyaError::NoSuchBook(id));
         }
+        self.conn
+            .execute("DELETE FROM answer_cache", [])
+            .map_err(|e| self.db_err(e))?;
         Ok(())
     }
 
@@ -510,6 +555,19 @@ impl Library {
                 },
             )
             .optional()
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// File names (not paths) of every stored book file.
+    pub fn file_names(&self) -> Result<std::collections::HashSet<String>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT DISTINCT name FROM files")
+            .map_err(|e| self.db_err(e))?;
+        let rows = st
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(|e| self.db_err(e))?;
+        rows.collect::<std::result::Result<_, _>>()
             .map_err(|e| self.db_err(e))
     }
 

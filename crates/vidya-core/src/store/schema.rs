@@ -5,7 +5,7 @@ pub const MIGRATIONS: &[&str] = &[
     // v1: books, their files, chapters, pages and chunks.
     r#"
     CREATE TABLE books (
-        id           INTEGER PRIMARY KEY,
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
         title        TEXT NOT NULL,
         language     TEXT NOT NULL,
         sha256       TEXT NOT NULL UNIQUE,
@@ -59,6 +59,41 @@ pub const MIGRATIONS: &[&str] = &[
         token_count  INTEGER NOT NULL
     );
     CREATE INDEX chunks_book ON chunks(book_id);
+    "#,
+    // v2: conversation memory, the answer cache and usage counters.
+    r#"
+    CREATE TABLE conversations (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        title       TEXT NOT NULL,
+        created_at  TEXT NOT NULL DEFAULT (datetime('now')),
+        updated_at  TEXT NOT NULL DEFAULT (datetime('now'))
+    );
+    CREATE TABLE turns (
+        id               INTEGER PRIMARY KEY,
+        conversation_id  INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        ordinal          INTEGER NOT NULL,
+        question         TEXT NOT NULL,
+        query            TEXT NOT NULL,
+        answer           TEXT NOT NULL,
+        citations        TEXT NOT NULL,
+        mode             TEXT NOT NULL,
+        language         TEXT NOT NULL,
+        model            TEXT,
+        status           TEXT NOT NULL,
+        timings          TEXT NOT NULL,
+        created_at       TEXT NOT NULL DEFAULT (datetime('now'))
+    );
+    CREATE INDEX turns_conversation ON turns(conversation_id, ordinal);
+    CREATE TABLE answer_cache (
+        key         TEXT PRIMARY KEY,
+        response    TEXT NOT NULL,
+        hits        INTEGER NOT NULL DEFAULT 0,
+        created_at  TEXT NOT NULL DEFAULT (datetime('now'))
+    );
+    CREATE TABLE counters (
+        name   TEXT PRIMARY KEY,
+        value  INTEGER NOT NULL
+    );
     "#,
 ];
 

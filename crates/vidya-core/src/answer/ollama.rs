@@ -1,0 +1,482 @@
+//! The Ollama client (through `ollama-rs`): lists installed models, checks the chosen one,
+//! streams a chat answer token by token with a small explicit context (`num_ctx`) and a low
+//! temperature, and turns every failure into an [`LlmError`] a teacher can act on.
+//!
+//! The only network Vidya uses is this client talking to the Ollama host the user configured
+//! (`http://127.0.0.1:11434` by default, or `OLLAMA_HOST`).
+
+use ollama_rs::generation::chat::request::ChatMessageRequest;
+use ollama_rs::generation::chat::ChatMessage;
+use ollama_rs::models::ModelOptions;
+use ollama_rs::Ollama;
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_stream::StreamExt;
+
+/// Ollama's default address.
+pub const DEFAULT_HOST: &str = "http://127.0.0.1:11434";
+/// The default answer model: Llama 3.2 3B (Q4_K_M, ≈2 GB), which fits an 8 GB laptop.
+pub const DEFAULT_MODEL: &str = "llama3.2:3b";
+
+/// Settings of the answer model.
+#[derive(Debug, Clone)]
+pub struct LlmConfig {
+    /// Base URL of the Ollama server.
+    pub host: String,
+    /// Model name as Ollama lists it (`llama3.2:3b`).
+    pub model: String,
+    /// Context window sent as `num_ctx` (tokens). Ollama's own default is larger than needed
+    /// and costs memory on 8 GB machines.
+    pub num_ctx: u64,
+    /// Sampling temperature (low: answers stay close to the sources).
+    pub temperature: f32,
+    /// Longest answer (tokens, `num_predict`).
+    pub max_tokens: i32,
+    /// Time allowed to connect (ms).
+    pub connect_timeout_ms: u64,
+    /// Time allowed until the first token, model loading included (ms).
+    pub first_token_timeout_ms: u64,
+    /// Time allowed between two tokens (ms).
+    pub idle_timeout_ms: u64,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        Self {
+            host: host_from_env(),
+            model: DEFAULT_MODEL.to_string(),
+            num_ctx: 4096,
+            temperature: 0.2,
+            max_tokens: 512,
+            connect_timeout_ms: 3_000,
+            first_token_timeout_ms: 180_000,
+            idle_timeout_ms: 60_000,
+        }
+    }
+}
+
+/// `OLLAMA_HOST` normalised like Ollama does (scheme and port added, `0.0.0.0` → `127.0.0.1`),
+/// else [`DEFAULT_HOST`].
+pub fn host_from_env() -> String {
+    std::env::var("OLLAMA_HOST")
+        .ok()
+        .filter(|h| !h.trim().is_empty())
+        .map(|h| normalize_host(&h))
+        .unwrap_or_else(|| DEFAULT_HOST.to_string())
+}
+
+/// Normalises a host setting: `localhost:11434`, `0.0.0.0`, `http://10.0.0.5:8080/` →
+/// a base URL with scheme and port and no trailing slash.
+pub fn normalize_host(h: &str) -> String {
+    let h = h.trim().trim_end_matches('/');
+    let (scheme, rest) = match h.split_once("://") {
+        Some((s, r)) => (s.to_string(), r.to_string()),
+        None => ("http".to_string(), h.to_string()),
+    };
+    let rest = rest.replace("0.0.0.0", "127.0.0.1");
+    let has_port = rest
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.chars().all(|c| c.is_ascii_digit()) && !p.is_empty());
+    if has_port {
+        format!("{scheme}://{rest}")
+    } else {
+        format!("{scheme}://{rest}:11434")
+    }
+}
+
+/// Why the model could not answer, in words a teacher can act on.
+#[derive(Debug, Clone, thiserror::Error, Serialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum LlmError {
+    /// Nothing listens at the host.
+    #[error("Ollama is not running at {host}. Start it: open the Ollama app (on Windows: Start menu → Ollama), or run `ollama serve` in a terminal. If Ollama is not installed, install it from the Ollama installer (the setup wizard can help)")]
+    NotRunning {
+        /// The host tried.
+        host: String,
+    },
+    /// The chosen model is not installed.
+    #[error("the model {model} is not installed in Ollama. Run `ollama pull {model}` once while online, or choose an installed model in Settings{}", installed_list(.installed))]
+    ModelMissing {
+        /// The model asked for.
+        model: String,
+        /// Models that are installed.
+        installed: Vec<String>,
+    },
+    /// Something that is not Ollama answers at the host.
+    #[error("something other than Ollama answers at {host} ({detail}). Check the Ollama address in Settings (default {DEFAULT_HOST})")]
+    NotOllama {
+        /// The host.
+        host: String,
+        /// What came back.
+        detail: String,
+    },
+    /// Connecting or waiting took too long.
+    #[error("Ollama at {host} did not answer within {seconds} s ({stage}). A firewall may block the port, or the model is still loading on a slow computer: try again in a minute, or choose a smaller model")]
+    Timeout {
+        /// The host.
+        host: String,
+        /// Seconds waited.
+        seconds: u64,
+        /// What was awaited.
+        stage: String,
+    },
+    /// Ollama answered with an error.
+    #[error("Ollama reported an error: {message}. Restart Ollama; if it keeps happening, the computer may be short of memory: close other programs or choose a smaller model")]
+    Server {
+        /// Ollama's message.
+        message: String,
+    },
+    /// The student or the app stopped the answer.
+    #[error("the answer was stopped")]
+    Cancelled,
+}
+
+fn installed_list(installed: &[String]) -> String {
+    if installed.is_empty() {
+        " (no model is installed yet)".to_string()
+    } else {
+        format!(" (installed: {})", installed.join(", "))
+    }
+}
+
+impl LlmError {
+    /// A stable machine-readable name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::NotRunning { .. } => "not_running",
+            Self::ModelMissing { .. } => "model_missing",
+            Self::NotOllama { .. } => "not_ollama",
+            Self::Timeout { .. } => "timeout",
+            Self::Server { .. } => "server",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// What the model streamed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Generated {
+    /// The text received.
+    pub text: String,
+    /// True when Ollama sent its final `done` object; false when the stream broke off (the
+    /// text is what arrived before).
+    pub complete: bool,
+    /// Why generation stopped, as Ollama reports it (`stop`, `length`), or the failure.
+    pub stop_reason: Option<String>,
+    /// Time to first token (ms).
+    pub ttft_ms: Option<f64>,
+    /// Total generation time (ms).
+    pub total_ms: f64,
+    /// Prompt tokens Ollama counted.
+    pub prompt_tokens: Option<u64>,
+    /// Answer tokens Ollama counted.
+    pub answer_tokens: Option<u64>,
+}
+
+/// A client for one Ollama host.
+#[derive(Debug, Clone)]
+pub struct OllamaClient {
+    config: LlmConfig,
+    ollama: Ollama,
+}
+
+fn error_message(body: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v["error"].as_str().map(String::from))
+        .unwrap_or_else(|| body.trim().chars().take(200).collect())
+}
+
+fn same_model(a: &str, b: &str) -> bool {
+    let strip = |s: &str| s.strip_suffix(":latest").unwrap_or(s).to_string();
+    strip(a) == strip(b)
+}
+
+impl OllamaClient {
+    /// A client for `config.host`. Errors: the host is not a valid URL ([`LlmError::NotOllama`]).
+    pub fn new(config: LlmConfig) -> Result<Self, LlmError> {
+        let host = normalize_host(&config.host);
+        let client = reqwest_client(config.connect_timeout_ms);
+        let url = reqwest_url(&host).map_err(|e| LlmError::NotOllama {
+            host: host.clone(),
+            detail: e,
+        })?;
+        let ollama = Ollama::builder()
+            .host(url)
+            .port(port_of(&host))
+            .reqwest_client(client)
+            .build();
+        Ok(Self {
+            config: LlmConfig { host, ..config },
+            ollama,
+        })
+    }
+
+    /// The settings in use (host normalised).
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    fn classify(&self, e: ollama_rs::error::OllamaError) -> LlmError {
+        use ollama_rs::error::OllamaError as E;
+        let host = self.config.host.clone();
+        match e {
+            E::ReqwestError(re) => {
+                if re.is_timeout() {
+                    LlmError::Timeout {
+                        host,
+                        seconds: self.config.connect_timeout_ms / 1000,
+                        stage: "connecting".into(),
+                    }
+                } else if re.is_connect() {
+                    // A refused connection is immediate; a firewall that drops packets times out.
+                    let text = format!("{re:?}");
+                    if text.contains("timed out") || text.contains("TimedOut") {
+                        LlmError::Timeout {
+                            host,
+                            seconds: self.config.connect_timeout_ms / 1000,
+                            stage: "connecting".into(),
+                        }
+                    } else {
+                        LlmError::NotRunning { host }
+                    }
+                } else {
+                    LlmError::NotOllama {
+                        host,
+                        detail: re.to_string(),
+                    }
+                }
+            }
+            E::JsonError(j) => LlmError::NotOllama {
+                host,
+                detail: format!("unexpected reply: {j}"),
+            },
+            E::InternalError(i) => classify_message(&self.config.model, &i.message),
+            E::Other(body) => classify_message(&self.config.model, &error_message(&body)),
+            other => LlmError::Server {
+                message: other.to_string(),
+            },
+        }
+    }
+
+    /// Names of the installed models (`/api/tags`).
+    pub async fn list_models(&self) -> Result<Vec<String>, LlmError> {
+        let fut = self.ollama.list_local_models();
+        let models = tokio::time::timeout(
+            Duration::from_millis(self.config.connect_timeout_ms.max(1000) * 3),
+            fut,
+        )
+        .await
+        .map_err(|_| LlmError::Timeout {
+            host: self.config.host.clone(),
+            seconds: self.config.connect_timeout_ms * 3 / 1000,
+            stage: "listing models".into(),
+        })?
+        .map_err(|e| self.classify(e))?;
+        Ok(models.into_iter().map(|m| m.name).collect())
+    }
+
+    /// Checks that Ollama runs and the configured model is installed.
+    pub async fn check_model(&self) -> Result<(), LlmError> {
+        let installed = self.list_models().await?;
+        if installed.iter().any(|m| same_model(m, &self.config.model)) {
+            Ok(())
+        } else {
+            Err(LlmError::ModelMissing {
+                model: self.config.model.clone(),
+                installed,
+            })
+        }
+    }
+
+    /// Streams a chat answer for `system` + `user`, calling `on_token` with each piece.
+    /// `cancel` stops it (returns [`LlmError::Cancelled`]). A stream that breaks off after some
+    /// text returns `Ok` with `complete: false` and the text kept.
+    pub async fn chat_stream(
+        &self,
+        system: &str,
+        user: &str,
+        on_token: &mut (dyn FnMut(&str) + Send),
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<Generated, LlmError> {
+        let t0 = Instant::now();
+        let options = ModelOptions::default()
+            .num_ctx(self.config.num_ctx)
+            .temperature(self.config.temperature)
+            .num_predict(self.config.max_tokens);
+        let req = ChatMessageRequest::new(
+            self.config.model.clone(),
+            vec![
+                ChatMessage::system(system.to_string()),
+                ChatMessage::user(user.to_string()),
+            ],
+        )
+        .options(options);
+        let first_timeout = Duration::from_millis(self.config.first_token_timeout_ms);
+        let timeout_err = |stage: &str, ms: u64| LlmError::Timeout {
+            host: self.config.host.clone(),
+            seconds: ms / 1000,
+            stage: stage.into(),
+        };
+        let mut stream =
+            tokio::time::timeout(first_timeout, self.ollama.send_chat_messages_stream(req))
+                .await
+                .map_err(|_| {
+                    timeout_err("waiting for the model", self.config.first_token_timeout_ms)
+                })?
+                .map_err(|e| self.classify(e))?;
+        let mut out = Generated::default();
+        loop {
+            if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(LlmError::Cancelled);
+            }
+            let wait = if out.ttft_ms.is_none() {
+                first_timeout.saturating_sub(t0.elapsed())
+            } else {
+                Duration::from_millis(self.config.idle_timeout_ms)
+            };
+            let next = match tokio::time::timeout(wait, stream.next()).await {
+                Ok(n) => n,
+                Err(_) if out.text.is_empty() => {
+                    return Err(timeout_err(
+                        "waiting for the first word",
+                        self.config.first_token_timeout_ms,
+                    ))
+                }
+                Err(_) => {
+                    out.stop_reason = Some("the model stopped sending words".into());
+                    break;
+                }
+            };
+            match next {
+                None => {
+                    if !out.complete {
+                        out.stop_reason
+                            .get_or_insert_with(|| "the answer stopped before the end".into());
+                    }
+                    break;
+                }
+                Some(Err(())) => {
+                    out.stop_reason = Some("the connection to Ollama broke".into());
+                    break;
+                }
+                Some(Ok(resp)) => {
+                    let piece = resp.message.content;
+                    if !piece.is_empty() {
+                        if out.ttft_ms.is_none() {
+                            out.ttft_ms = Some(t0.elapsed().as_secs_f64() * 1e3);
+                        }
+                        on_token(&piece);
+                        out.text.push_str(&piece);
+                    }
+                    if resp.done {
+                        out.complete = true;
+                        if let Some(f) = resp.final_data {
+                            out.prompt_tokens = Some(f.prompt_eval_count);
+                            out.answer_tokens = Some(f.eval_count);
+                        }
+                        out.stop_reason = Some("stop".into());
+                        break;
+                    }
+                }
+            }
+        }
+        out.total_ms = t0.elapsed().as_secs_f64() * 1e3;
+        if out.text.is_empty() && !out.complete {
+            return Err(LlmError::Server {
+                message: out.stop_reason.unwrap_or_else(|| "no answer".into()),
+            });
+        }
+        Ok(out)
+    }
+
+    /// A whole (non-streamed) reply, for short internal prompts such as the follow-up rewrite.
+    pub async fn complete(&self, prompt: &str) -> Result<String, LlmError> {
+        let mut sink = |_: &str| {};
+        let g = self
+            .chat_stream(
+                "You rewrite questions. Reply with one question only.",
+                prompt,
+                &mut sink,
+                None,
+            )
+            .await?;
+        Ok(g.text)
+    }
+}
+
+fn classify_message(model: &str, message: &str) -> LlmError {
+    if message.contains("not found") && (message.contains("model") || message.contains(model)) {
+        LlmError::ModelMissing {
+            model: model.to_string(),
+            installed: Vec::new(),
+        }
+    } else {
+        LlmError::Server {
+            message: message.to_string(),
+        }
+    }
+}
+
+fn reqwest_client(connect_timeout_ms: u64) -> reqwest::Client {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_millis(connect_timeout_ms))
+        .no_proxy()
+        .build()
+        .unwrap_or_default()
+}
+
+fn reqwest_url(host: &str) -> Result<String, String> {
+    let (scheme, rest) = host
+        .split_once("://")
+        .ok_or_else(|| format!("'{host}' is not a URL"))?;
+    let h = rest.rsplit_once(':').map(|(h, _)| h).unwrap_or(rest);
+    if h.is_empty() {
+        return Err(format!("'{host}' has no host name"));
+    }
+    Ok(format!("{scheme}://{h}"))
+}
+
+fn port_of(host: &str) -> u16 {
+    host.rsplit_once(':')
+        .and_then(|(_, p)| p.parse().ok())
+        .unwrap_or(11434)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts() {
+        assert_eq!(normalize_host("localhost"), "http://localhost:11434");
+        assert_eq!(normalize_host("0.0.0.0:11434"), "http://127.0.0.1:11434");
+        assert_eq!(
+            normalize_host("http://10.1.2.3:8080/"),
+            "http://10.1.2.3:8080"
+        );
+        assert_eq!(
+            reqwest_url("http://127.0.0.1:11434").unwrap(),
+            "http://127.0.0.1"
+        );
+        assert_eq!(port_of("http://127.0.0.1:8080"), 8080);
+    }
+
+    #[test]
+    fn messages() {
+        let e = LlmError::ModelMissing {
+            model: "llama3.2:3b".into(),
+            installed: vec!["qwen2.5:1.5b".into()],
+        };
+        assert!(e.to_string().contains("ollama pull llama3.2:3b"));
+        assert!(e.to_string().contains("qwen2.5:1.5b"));
+        assert!(LlmError::NotRunning {
+            host: DEFAULT_HOST.into()
+        }
+        .to_string()
+        .contains("ollama serve"));
+        assert!(same_model("llama3.2:latest", "llama3.2"));
+    }
+}

@@ -1,0 +1,467 @@
+//! The tutor turn: follow-up rewrite → cache → retrieval and relevance gate → prompt → streamed
+//! model answer → deterministic post-checks → memory, cache and trace.
+//!
+//! Whenever no model can answer (Ollama down, model missing, timeout, broken stream with no
+//! text, echoed prompt) the student still gets the extractive answer — the pruned passages
+//! with citations — and one line saying why the tutor could not write an answer.
+
+use super::followup;
+use super::ollama::{LlmConfig, LlmError, OllamaClient};
+use super::postcheck::{self, Checked, PostCheck};
+use super::prompt::{self, HistoryTurn, Mode, PromptSource};
+use crate::ask::{AskOptions, AskResponse, Engine};
+use crate::error::{Result, VidyaError};
+use crate::store::Turn;
+use crate::text::{estimate_tokens, Tokenizer};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Options of one tutor turn.
+#[derive(Debug, Clone)]
+pub struct TutorOptions {
+    /// Answer, Socratic or quiz.
+    pub mode: Mode,
+    /// Answer language code, or `None`/`auto` for the question's script.
+    pub language: Option<String>,
+    /// Only these books.
+    pub books: Option<Vec<i64>>,
+    /// Continue this conversation (`None` starts a new one).
+    pub conversation: Option<i64>,
+    /// Ask the model (false: extractive answer only).
+    pub use_llm: bool,
+    /// Use and fill the answer cache.
+    pub use_cache: bool,
+    /// Store the turn in conversation memory.
+    pub remember: bool,
+    /// Passages given to the model (and quoted by the extractive answer).
+    pub max_sources: usize,
+}
+
+impl Default for TutorOptions {
+    fn default() -> Self {
+        Self {
+            mode: Mode::Answer,
+            language: None,
+            books: None,
+            conversation: None,
+            use_llm: true,
+            use_cache: true,
+            remember: true,
+            max_sources: 4,
+        }
+    }
+}
+
+/// A model error as reported to the user.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LlmProblem {
+    /// Stable name (`not_running`, `model_missing`, `timeout`, `not_ollama`, `server`,
+    /// `cancelled`).
+    pub kind: String,
+    /// The message with the fix.
+    pub message: String,
+}
+
+/// The answer of a tutor turn: `vidya ask --json` prints it. It has every field of
+/// [`AskResponse`] (flattened) plus the ones below.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TutorAnswer {
+    /// `answer`, `gated`, `citations`, `context_tokens`, `timings_ms` (adds `rewrite`, `ttft`,
+    /// `generate` when the model ran).
+    #[serde(flatten)]
+    pub base: AskResponseData,
+    /// `answer`, `socratic` or `quiz`.
+    pub mode: Mode,
+    /// ISO 639-1 answer language.
+    pub language: String,
+    /// The model asked, if any.
+    pub model: Option<String>,
+    /// How the answer was made: `answered` (model, checked), `incomplete` (model stopped
+    /// mid-answer; the text that arrived, checked), `refused` (model found no answer in the
+    /// sources), `extractive` (no model: quoted sentences), `gated` (nothing relevant
+    /// retrieved; no model call), `cached`.
+    pub status: String,
+    /// Why the model could not answer, when it could not.
+    pub llm_error: Option<LlmProblem>,
+    /// One line for the student explaining a fallback or an incomplete answer.
+    pub note: Option<String>,
+    /// The standalone query used for retrieval.
+    pub query: String,
+    /// How the query was made: `question`, `model` (rewrite accepted) or `fallback`.
+    pub query_source: String,
+    /// Post-check decisions.
+    pub postcheck: PostCheck,
+    /// Conversation id (when remembered).
+    pub conversation_id: Option<i64>,
+    /// Turn id (when remembered).
+    pub turn_id: Option<i64>,
+}
+
+/// [`AskResponse`]'s fields, owned and deserialisable (for the cache).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AskResponseData {
+    /// Answer text with `[n]` markers.
+    pub answer: String,
+    /// True when the relevance gate stopped the answer.
+    pub gated: bool,
+    /// Numbered sources.
+    pub citations: Vec<crate::answer::Citation>,
+    /// Estimated tokens of the context given to the model (or quoted).
+    pub context_tokens: usize,
+    /// Milliseconds per stage.
+    pub timings_ms: std::collections::BTreeMap<String, f64>,
+}
+
+impl From<AskResponse> for AskResponseData {
+    fn from(r: AskResponse) -> Self {
+        Self {
+            answer: r.answer,
+            gated: r.gated,
+            citations: r.citations,
+            context_tokens: r.context_tokens,
+            timings_ms: r.timings_ms,
+        }
+    }
+}
+
+/// The tutor: the engine plus the answer model's settings.
+#[derive(Debug)]
+pub struct Tutor {
+    engine: Engine,
+    llm: LlmConfig,
+    tokenizer: Tokenizer,
+}
+
+fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
+
+fn normalized_question(q: &str) -> String {
+    q.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+        .trim_end_matches(['?', '.', '!', '।', ' '])
+        .to_string()
+}
+
+fn short(text: &str, words: usize) -> String {
+    let w: Vec<&str> = text.split_whitespace().collect();
+    if w.len() <= words {
+        w.join(" ")
+    } else {
+        format!("{} …", w[..words].join(" "))
+    }
+}
+
+impl Tutor {
+    /// A tutor over `engine` using the model settings `llm`.
+    pub fn new(engine: Engine, llm: LlmConfig) -> Self {
+        Self {
+            engine,
+            llm,
+            tokenizer: Tokenizer::new(),
+        }
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The model settings.
+    pub fn llm_config(&self) -> &LlmConfig {
+        &self.llm
+    }
+
+    fn cache_key(&self, question: &str, opts: &TutorOptions, lang: &str) -> String {
+        let mut books = opts.books.clone().unwrap_or_default();
+        books.sort_unstable();
+        let material = serde_json::json!({
+            "q": normalized_question(question), "books": books, "mode": opts.mode.as_str(), "lang": lang,
+            "model": if opts.use_llm { Some(&self.llm.model) } else { None }, "sources": opts.max_sources,
+        });
+        hex::encode(Sha256::digest(material.to_string().as_bytes()))
+    }
+
+    /// Answers one question. Blocking: it runs its own small Tokio runtime for the model call,
+    /// so call it from a plain thread (`spawn_blocking` inside async code). `on_token` receives
+    /// the model's answer as it streams (nothing is streamed for extractive, gated or cached
+    /// answers). Errors: [`VidyaError::EmptyQuestion`], [`VidyaError::EmptyLibrary`],
+    /// [`VidyaError::NoSuchBook`], [`VidyaError::NoSuchConversation`],
+    /// [`VidyaError::BadOption`], database errors. Model problems are not errors: they produce
+    /// the extractive answer with `llm_error` and `note` set.
+    pub fn ask(
+        &self,
+        question: &str,
+        opts: &TutorOptions,
+        on_token: &mut (dyn FnMut(&str) + Send),
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<TutorAnswer> {
+        let t0 = Instant::now();
+        self.engine.question_terms(question)?;
+        if self.engine.index().is_empty() {
+            return Err(VidyaError::EmptyLibrary);
+        }
+        let lib = self.engine.library();
+        let lang = prompt::resolve_language(opts.language.as_deref(), question)?;
+        let history: Vec<HistoryTurn> = match opts.conversation {
+            Some(id) => {
+                if !lib.conversation_exists(id)? {
+                    return Err(VidyaError::NoSuchConversation(id));
+                }
+                lib.turns(id)?
+                    .into_iter()
+                    .rev()
+                    .take(3)
+                    .rev()
+                    .map(|t| HistoryTurn {
+                        question: t.question,
+                        answer: short(&t.answer, 60),
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| {
+                VidyaError::BadOption(format!("could not start the answer runtime: {e}"))
+            })?;
+        let client = if opts.use_llm {
+            OllamaClient::new(self.llm.clone()).map_err(Some)
+        } else {
+            Err(None)
+        };
+
+        // 1. Follow-up → standalone query.
+        let t = Instant::now();
+        let (query, query_source) =
+            if followup::needs_rewrite(question, history.len(), &self.tokenizer) {
+                let rewritten = match &client {
+                    Ok(c) => runtime
+                        .block_on(c.complete(&prompt::rewrite(&history, question)))
+                        .ok()
+                        .map(|r| followup::clean(&r))
+                        .filter(|r| followup::accept(r, question, &history, &self.tokenizer)),
+                    Err(_) => None,
+                };
+                match rewritten {
+                    Some(r) => (r, "model"),
+                    None => (followup::fallback(question, &history), "fallback"),
+                }
+            } else {
+                (question.trim().to_string(), "question")
+            };
+        let rewrite_ms = ms(t);
+
+        // 2. Cache (first turns only: a follow-up's answer depends on its conversation).
+        let cache_key =
+            (opts.use_cache && history.is_empty()).then(|| self.cache_key(question, opts, lang));
+        if let Some(key) = &cache_key {
+            if let Some(json) = lib.cache_get(key)? {
+                if let Ok(mut cached) = serde_json::from_str::<TutorAnswer>(&json) {
+                    cached.status = "cached".into();
+                    cached.base.timings_ms.clear();
+                    cached.base.timings_ms.insert("total".into(), ms(t0));
+                    return self.finish(
+                        question,
+                        opts,
+                        cached,
+                        serde_json::json!({"cache": "hit"}),
+                    );
+                }
+            }
+        }
+
+        // 3. Retrieval, gate, extractive answer.
+        let ask_opts = AskOptions {
+            books: opts.books.clone(),
+            max_citations: opts.max_sources,
+        };
+        let (extractive, hits) = self.engine.ask_traced(&query, &ask_opts)?;
+        let mut base: AskResponseData = extractive.into();
+        base.timings_ms.remove("total");
+        if query_source != "question" {
+            base.timings_ms.insert("rewrite".into(), rewrite_ms);
+        }
+        let mut answer = TutorAnswer {
+            base,
+            mode: opts.mode,
+            language: lang.to_string(),
+            model: None,
+            status: "extractive".into(),
+            llm_error: None,
+            note: None,
+            query: query.clone(),
+            query_source: query_source.into(),
+            postcheck: PostCheck::default(),
+            conversation_id: opts.conversation,
+            turn_id: None,
+        };
+        let candidates: Vec<serde_json::Value> = hits
+            .iter()
+            .map(|h| serde_json::json!({"chunk_id": h.chunk_id, "book_id": h.book_id, "bm25": h.score}))
+            .collect();
+        let mut trace = serde_json::json!({ "candidates": candidates });
+        if answer.base.gated {
+            answer.status = "gated".into();
+            answer.base.answer = if lang == "en" {
+                crate::answer::extractive::NOT_FOUND.to_string()
+            } else {
+                prompt::refusal(lang).to_string()
+            };
+            answer.base.timings_ms.insert("total".into(), ms(t0));
+            return self.finish(question, opts, answer, trace);
+        }
+
+        // 4. The model.
+        match client {
+            Err(None) => {}
+            Err(Some(e)) => self.fall_back(&mut answer, e),
+            Ok(client) => {
+                answer.model = Some(self.llm.model.clone());
+                let sources: Vec<PromptSource> = answer
+                    .base
+                    .citations
+                    .iter()
+                    .map(|c| PromptSource {
+                        n: c.n,
+                        book: c.book.clone(),
+                        chapter: c.chapter.clone(),
+                        page_label: c.page_label.clone(),
+                        text: c.text.clone(),
+                    })
+                    .collect();
+                let p = prompt::build(opts.mode, lang, &query, &sources);
+                let prompt_tokens = estimate_tokens(&p.system) + estimate_tokens(&p.user);
+                trace["prompt_tokens_estimate"] = prompt_tokens.into();
+                let t = Instant::now();
+                let result = runtime.block_on(async {
+                    client.check_model().await?;
+                    client
+                        .chat_stream(&p.system, &p.user, on_token, cancel)
+                        .await
+                });
+                answer.base.timings_ms.insert("generate".into(), ms(t));
+                match result {
+                    Err(e) => self.fall_back(&mut answer, e),
+                    Ok(g) => {
+                        if let Some(ttft) = g.ttft_ms {
+                            answer
+                                .base
+                                .timings_ms
+                                .insert("ttft".into(), (ttft * 1e3).round() / 1e3);
+                        }
+                        trace["generated"] = serde_json::to_value(&g).unwrap_or_default();
+                        let (checked, report) =
+                            postcheck::check(&g.text, sources.len(), &p.system, lang);
+                        answer.postcheck = report;
+                        match checked {
+                            Checked::UseExtractive => {
+                                answer.status = "extractive".into();
+                                answer.note = Some("The tutor's answer repeated its instructions, so here are the textbook's own sentences.".into());
+                            }
+                            Checked::Refusal(text) => {
+                                answer.status = "refused".into();
+                                answer.base.answer = text;
+                            }
+                            Checked::Answer(text) => {
+                                answer.base.answer = text;
+                                answer.status =
+                                    if g.complete { "answered" } else { "incomplete" }.into();
+                                if !g.complete {
+                                    answer.note = Some(format!(
+                                        "The answer stopped before the end ({}). What arrived is shown; ask again for a full answer.",
+                                        g.stop_reason.clone().unwrap_or_else(|| "unknown reason".into())
+                                    ));
+                                } else if answer.postcheck.uncited {
+                                    answer.note = Some("This answer does not name its source: check it against the pages listed.".into());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        answer.base.timings_ms.insert("total".into(), ms(t0));
+        if answer.status == "answered" {
+            if let Some(key) = &cache_key {
+                if let Ok(json) = serde_json::to_string(&answer) {
+                    lib.cache_put(key, &json)?;
+                }
+            }
+        }
+        self.finish(question, opts, answer, trace)
+    }
+
+    fn fall_back(&self, answer: &mut TutorAnswer, e: LlmError) {
+        answer.status = "extractive".into();
+        answer.note = Some(format!("The tutor could not write an answer: {e}."));
+        answer.llm_error = Some(LlmProblem {
+            kind: e.kind().into(),
+            message: e.to_string(),
+        });
+    }
+
+    /// Stores the turn (when asked), counts it and writes the trace.
+    fn finish(
+        &self,
+        question: &str,
+        opts: &TutorOptions,
+        mut answer: TutorAnswer,
+        mut trace: serde_json::Value,
+    ) -> Result<TutorAnswer> {
+        let lib = self.engine.library();
+        lib.bump("questions", 1)?;
+        if opts.remember {
+            let conversation_id = match opts.conversation {
+                Some(id) => id,
+                None => lib.create_conversation(question)?,
+            };
+            let turn = Turn {
+                id: 0,
+                conversation_id,
+                question: question.to_string(),
+                query: answer.query.clone(),
+                answer: answer.base.answer.clone(),
+                citations: serde_json::to_value(&answer.base.citations).unwrap_or_default(),
+                mode: answer.mode.as_str().into(),
+                language: answer.language.clone(),
+                model: answer.model.clone(),
+                status: answer.status.clone(),
+                timings: serde_json::to_value(&answer.base.timings_ms).unwrap_or_default(),
+            };
+            answer.turn_id = Some(lib.add_turn(&turn)?);
+            answer.conversation_id = Some(conversation_id);
+        }
+        let unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        trace["time_unix_ms"] = unix_ms.into();
+        trace["question"] = question.into();
+        trace["query"] = answer.query.clone().into();
+        trace["query_source"] = answer.query_source.clone().into();
+        trace["mode"] = answer.mode.as_str().into();
+        trace["language"] = answer.language.clone().into();
+        trace["model"] = serde_json::to_value(&answer.model).unwrap_or_default();
+        trace["status"] = answer.status.clone().into();
+        trace["gated"] = answer.base.gated.into();
+        trace["kept"] = serde_json::to_value(&answer.base.citations).unwrap_or_default();
+        trace["context_tokens"] = answer.base.context_tokens.into();
+        trace["timings_ms"] = serde_json::to_value(&answer.base.timings_ms).unwrap_or_default();
+        trace["postcheck"] = serde_json::to_value(&answer.postcheck).unwrap_or_default();
+        trace["llm_error"] = serde_json::to_value(&answer.llm_error).unwrap_or_default();
+        trace["conversation_id"] = serde_json::to_value(answer.conversation_id).unwrap_or_default();
+        trace["answer"] = answer.base.answer.clone().into();
+        if let Err(e) = crate::trace::write(&trace) {
+            tracing::warn!(error = %e, "could not write the trace log");
+        }
+        Ok(answer)
+    }
+}

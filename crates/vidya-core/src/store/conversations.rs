@@ -1,0 +1,312 @@
+//! Conversation memory, the answer cache and usage counters (schema v2).
+
+use super::Library;
+use crate::error::Result;
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+/// A conversation as listed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Conversation {
+    /// Id.
+    pub id: i64,
+    /// Title (the first question, shortened).
+    pub title: String,
+    /// Number of turns.
+    pub turns: i64,
+    /// Creation time (UTC, SQLite `datetime('now')`).
+    pub created_at: String,
+    /// Last change (UTC).
+    pub updated_at: String,
+}
+
+/// One question and its answer.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Turn {
+    /// Id (0 before it is stored).
+    pub id: i64,
+    /// Conversation id.
+    pub conversation_id: i64,
+    /// The student's words.
+    pub question: String,
+    /// The standalone query used for retrieval (the question, or its rewrite for a follow-up).
+    pub query: String,
+    /// The answer shown.
+    pub answer: String,
+    /// The citations, as JSON (the `citations` array of the answer).
+    pub citations: serde_json::Value,
+    /// `answer`, `socratic` or `quiz`.
+    pub mode: String,
+    /// ISO 639-1 answer language.
+    pub language: String,
+    /// The model that wrote the answer, if any.
+    pub model: Option<String>,
+    /// How the answer was made (`answered`, `incomplete`, `extractive`, `gated`, `cached`).
+    pub status: String,
+    /// Milliseconds per stage.
+    pub timings: serde_json::Value,
+}
+
+fn title_of(question: &str) -> String {
+    let t: String = question.split_whitespace().collect::<Vec<_>>().join(" ");
+    if t.chars().count() > 60 {
+        format!("{}…", t.chars().take(59).collect::<String>())
+    } else {
+        t
+    }
+}
+
+impl Library {
+    /// Creates a conversation titled after its first question; returns its id.
+    pub fn create_conversation(&self, first_question: &str) -> Result<i64> {
+        self.conn
+            .execute(
+                "INSERT INTO conversations (title) VALUES (?1)",
+                [title_of(first_question)],
+            )
+            .map_err(|e| self.db_err(e))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// All conversations, most recently changed first.
+    pub fn conversations(&self) -> Result<Vec<Conversation>> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT c.id, c.title, (SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.id),
+                        c.created_at, c.updated_at
+                 FROM conversations c ORDER BY c.updated_at DESC, c.id DESC",
+            )
+            .map_err(|e| self.db_err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(Conversation {
+                    id: r.get(0)?,
+                    title: r.get(1)?,
+                    turns: r.get(2)?,
+                    created_at: r.get(3)?,
+                    updated_at: r.get(4)?,
+                })
+            })
+            .map_err(|e| self.db_err(e))?;
+        rows.collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// True when the conversation exists.
+    pub fn conversation_exists(&self, id: i64) -> Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM conversations WHERE id = ?1",
+                [id],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|o| o.is_some())
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// Deletes a conversation and its turns; returns false when it did not exist.
+    pub fn delete_conversation(&self, id: i64) -> Result<bool> {
+        let n = self
+            .conn
+            .execute("DELETE FROM conversations WHERE id = ?1", [id])
+            .map_err(|e| self.db_err(e))?;
+        Ok(n > 0)
+    }
+
+    /// Appends a turn to its conversation; returns the turn id.
+    pub fn add_turn(&self, t: &Turn) -> Result<i64> {
+        let ordinal: i64 = self
+            .conn
+            .query_row(
+                "SELECT COALESCE(MAX(ordinal) + 1, 0) FROM turns WHERE conversation_id = ?1",
+                [t.conversation_id],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.db_err(e))?;
+        self.conn
+            .execute(
+                "INSERT INTO turns (conversation_id, ordinal, question, query, answer, citations, mode, language, model, status, timings)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                params![
+                    t.conversation_id,
+                    ordinal,
+                    t.question,
+                    t.query,
+                    t.answer,
+                    t.citations.to_string(),
+                    t.mode,
+                    t.language,
+                    t.model,
+                    t.status,
+                    t.timings.to_string()
+                ],
+            )
+            .map_err(|e| self.db_err(e))?;
+        let id = self.conn.last_insert_rowid();
+        self.conn
+            .execute(
+                "UPDATE conversations SET updated_at = datetime('now') WHERE id = ?1",
+                [t.conversation_id],
+            )
+            .map_err(|e| self.db_err(e))?;
+        Ok(id)
+    }
+
+    /// The turns of a conversation in order.
+    pub fn turns(&self, conversation_id: i64) -> Result<Vec<Turn>> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT id, conversation_id, question, query, answer, citations, mode, language, model, status, timings
+                 FROM turns WHERE conversation_id = ?1 ORDER BY ordinal",
+            )
+            .map_err(|e| self.db_err(e))?;
+        let rows = st
+            .query_map([conversation_id], |r| {
+                let citations: String = r.get(5)?;
+                let timings: String = r.get(10)?;
+                Ok(Turn {
+                    id: r.get(0)?,
+                    conversation_id: r.get(1)?,
+                    question: r.get(2)?,
+                    query: r.get(3)?,
+                    answer: r.get(4)?,
+                    citations: serde_json::from_str(&citations).unwrap_or_default(),
+                    mode: r.get(6)?,
+                    language: r.get(7)?,
+                    model: r.get(8)?,
+                    status: r.get(9)?,
+                    timings: serde_json::from_str(&timings).unwrap_or_default(),
+                })
+            })
+            .map_err(|e| self.db_err(e))?;
+        rows.collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// A cached answer (JSON) for `key`, counting the hit.
+    pub fn cache_get(&self, key: &str) -> Result<Option<String>> {
+        let hit: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT response FROM answer_cache WHERE key = ?1",
+                [key],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.db_err(e))?;
+        self.bump("cache_lookups", 1)?;
+        if hit.is_some() {
+            self.conn
+                .execute(
+                    "UPDATE answer_cache SET hits = hits + 1 WHERE key = ?1",
+                    [key],
+                )
+                .map_err(|e| self.db_err(e))?;
+            self.bump("cache_hits", 1)?;
+        }
+        Ok(hit)
+    }
+
+    /// Stores an answer (JSON) under `key`.
+    pub fn cache_put(&self, key: &str, response_json: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO answer_cache (key, response) VALUES (?1, ?2)",
+                params![key, response_json],
+            )
+            .map_err(|e| self.db_err(e))?;
+        Ok(())
+    }
+
+    /// Adds `by` to the counter `name`.
+    pub fn bump(&self, name: &str, by: i64) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO counters (name, value) VALUES (?1, ?2)
+                 ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+                params![name, by],
+            )
+            .map_err(|e| self.db_err(e))?;
+        Ok(())
+    }
+
+    /// The value of counter `name` (0 when never bumped).
+    pub fn counter(&self, name: &str) -> Result<i64> {
+        self.conn
+            .query_row("SELECT value FROM counters WHERE name = ?1", [name], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map(|v| v.unwrap_or(0))
+            .map_err(|e| self.db_err(e))
+    }
+
+    /// Total milliseconds of every stored turn (`timings.total`), for statistics.
+    pub fn turn_totals_ms(&self) -> Result<Vec<f64>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT timings FROM turns")
+            .map_err(|e| self.db_err(e))?;
+        let rows = st
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(|e| self.db_err(e))?;
+        let mut out = Vec::new();
+        for t in rows {
+            let t = t.map_err(|e| self.db_err(e))?;
+            if let Some(ms) = serde_json::from_str::<serde_json::Value>(&t)
+                .ok()
+                .and_then(|v| v["total"].as_f64())
+            {
+                out.push(ms);
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversations_turns_cache_counters() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = Library::open(dir.path()).unwrap();
+        let c = lib
+            .create_conversation(
+                "What is photosynthesis and why does it matter so much for life on Earth today?",
+            )
+            .unwrap();
+        assert!(lib.conversations().unwrap()[0].title.ends_with('…'));
+        let t = Turn {
+            id: 0,
+            conversation_id: c,
+            question: "q".into(),
+            query: "q".into(),
+            answer: "a [1]".into(),
+            citations: serde_json::json!([{"n": 1}]),
+            mode: "answer".into(),
+            language: "en".into(),
+            model: Some("m".into()),
+            status: "answered".into(),
+            timings: serde_json::json!({"total": 12.5}),
+        };
+        lib.add_turn(&t).unwrap();
+        lib.add_turn(&t).unwrap();
+        let turns = lib.turns(c).unwrap();
+        assert_eq!(turns.len(), 2);
+        assert_eq!(turns[1].citations, serde_json::json!([{"n": 1}]));
+        assert_eq!(lib.turn_totals_ms().unwrap(), vec![12.5, 12.5]);
+        assert!(lib.cache_get("k").unwrap().is_none());
+        lib.cache_put("k", "{}").unwrap();
+        assert_eq!(lib.cache_get("k").unwrap().as_deref(), Some("{}"));
+        assert_eq!(lib.counter("cache_lookups").unwrap(), 2);
+        assert_eq!(lib.counter("cache_hits").unwrap(), 1);
+        assert!(lib.delete_conversation(c).unwrap());
+        assert!(lib.turns(c).unwrap().is_empty());
+        assert!(!lib.conversation_exists(c).unwrap());
+    }
+}
