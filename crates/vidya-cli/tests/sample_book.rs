@@ -109,7 +109,7 @@ fn same_book_twice_is_not_duplicated_and_book_filter_works() {
     assert_eq!(counts(lib), before);
 
     // A single chapter file is a different book (different content hash).
-    ok(&run(
+    let o = run(
         lib,
         &[
             "ingest",
@@ -117,7 +117,13 @@ fn same_book_twice_is_not_duplicated_and_book_filter_works() {
             "--title",
             "Respiration only",
         ],
-    ));
+    );
+    ok(&o);
+    assert!(
+        stdout(&o).contains("ch07.pdf is also part of book 1"),
+        "{}",
+        stdout(&o)
+    );
     let r = json(
         lib,
         &["ask", "What is glycolysis?", "--book", "2", "--json"],

@@ -147,6 +147,12 @@ pub fn plan(path: &Path) -> Result<Vec<BookSource>> {
             is_folder: false,
         }]);
     }
+    if !meta.is_dir() {
+        return Err(VidyaError::Empty {
+            path: path.to_path_buf(),
+            why: "it is not a regular file or folder (a device or pipe)".into(),
+        });
+    }
     let files = readable_files(path)?;
     if !files.is_empty() {
         return Ok(vec![BookSource {
@@ -393,6 +399,14 @@ pub fn ingest_book(
     }
     if cancelled(opts) {
         return Err(VidyaError::Cancelled);
+    }
+    for (f, sha) in &extracted {
+        for (id, title) in lib.books_with_file(sha)? {
+            warnings.push(format!(
+                "{} is also part of book {id} (\"{title}\"); answers may cite both",
+                f.path.file_name().unwrap_or_default().to_string_lossy()
+            ));
+        }
     }
     let book = NewBook {
         title: title.clone(),

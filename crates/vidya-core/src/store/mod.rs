@@ -558,6 +558,19 @@ impl Library {
             .map_err(|e| self.db_err(e))
     }
 
+    /// Books (id, title) that already hold a file with this sha256.
+    pub fn books_with_file(&self, sha256: &str) -> Result<Vec<(i64, String)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT DISTINCT b.id, b.title FROM files f JOIN books b ON b.id = f.book_id WHERE f.sha256 = ?1")
+            .map_err(|e| self.db_err(e))?;
+        let rows = st
+            .query_map([sha256], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.db_err(e))?;
+        rows.collect::<std::result::Result<_, _>>()
+            .map_err(|e| self.db_err(e))
+    }
+
     /// File names (not paths) of every stored book file.
     pub fn file_names(&self) -> Result<std::collections::HashSet<String>> {
         let mut st = self
