@@ -141,7 +141,8 @@ enum Command {
         #[arg(long)]
         host: Option<String>,
     },
-    /// Measure retrieval on a QA set (page-level recall@k and MRR).
+    /// Measure retrieval on a QA set (page-level recall@k and MRR), or with --answers the
+    /// tutor's answers (keyword match + cited page).
     Eval {
         /// QA JSONL file whose records have source.pdf_file and source.pdf_pages.
         #[arg(long)]
@@ -155,6 +156,12 @@ enum Command {
         /// Evaluate only the first N questions.
         #[arg(long)]
         limit: Option<usize>,
+        /// Judge the tutor's answers instead of retrieval: an answer passes when it contains an
+        /// expected phrase and cites a page inside the expected span (needs Ollama).
+        #[arg(long)]
+        answers: bool,
+        #[command(flatten)]
+        model: ModelArgs,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -307,11 +314,45 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             k,
             no_options,
             limit,
+            answers,
+            model,
             json,
         } => {
             let engine = Engine::from_library(Library::open_existing(&library)?)?;
             if engine.index().is_empty() {
                 return Err(VidyaError::EmptyLibrary.into());
+            }
+            if answers {
+                let tutor = Tutor::new(engine, llm_config(&model));
+                let opts = tutor_options(&model, None, false)?;
+                let r = vidya_core::eval::answer_quality(&tutor, &qa, &opts, limit)?;
+                if json {
+                    out!("{}", serde_json::to_string_pretty(&r)?);
+                } else {
+                    out!("questions asked: {} (skipped {})", r.evaluated, r.skipped);
+                    out!(
+                        "passed (expected phrase and a cited page in the span): {} = {:.3}",
+                        r.passed,
+                        r.pass_rate
+                    );
+                    out!("  contain an expected phrase: {}", r.contains_expected);
+                    out!(
+                        "  cite a page in the expected span: {}",
+                        r.cites_expected_pages
+                    );
+                    out!("  how answers were made: {:?}", r.statuses);
+                    match r.median_ttft_ms {
+                        Some(t) => out!(
+                            "median time to first token: {t:.0} ms; median total: {:.0} ms",
+                            r.median_total_ms
+                        ),
+                        None => out!(
+                            "no model answered (median total {:.0} ms)",
+                            r.median_total_ms
+                        ),
+                    }
+                }
+                return Ok(ExitCode::SUCCESS);
             }
             let r =
                 vidya_core::eval::retrieval_recall(&engine, &qa, k as usize, !no_options, limit)?;
@@ -853,4 +894,13 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>) -> Result<ExitCo
     } else {
         ExitCode::FAILURE
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

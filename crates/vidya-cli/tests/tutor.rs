@@ -493,3 +493,39 @@ fn real_ollama_when_reachable() {
     );
     eprintln!("real model {}: {}", models[0], r["answer"]);
 }
+
+#[test]
+fn answer_eval_judges_phrases_and_cited_pages() {
+    let lib = library_with_sample();
+    let qa = lib.path().join("qa.jsonl");
+    std::fs::write(
+        &qa,
+        concat!(
+            r#"{"question": "Where do the light-dependent reactions take place?", "answers": ["thylakoid membrane"], "source": {"pdf_file": "pdf/ch08.pdf", "pdf_pages": [1, 14]}}"#,
+            "\n",
+            r#"{"question": "Where does the Calvin cycle take place?", "answers": ["stroma"], "source": {"pdf_file": "pdf/ch08.pdf", "pdf_pages": [1, 14]}}"#,
+            "\n",
+            r#"{"question": "Explain everything about cells.", "answers": ["a very long expected answer that keyword matching cannot judge well at all"], "source": {"pdf_file": "pdf/ch08.pdf", "pdf_pages": [1, 14]}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let server = TestServer::start(reply("They take place in the thylakoid membrane [1]."));
+    let r = json(
+        lib.path(),
+        &[
+            "eval",
+            "--answers",
+            "--qa",
+            qa.to_str().unwrap(),
+            "--host",
+            &server.url(),
+            "--json",
+        ],
+    );
+    assert_eq!(r["evaluated"], 2);
+    assert_eq!(r["skipped"], 1);
+    assert_eq!(r["passed"], 1, "{r}");
+    assert_eq!(r["statuses"]["answered"], 2);
+    assert!(r["median_ttft_ms"].as_f64().is_some());
+}
