@@ -46,13 +46,13 @@ struct Cli {
 #[derive(clap::Args, Clone)]
 struct ModelArgs {
     /// answer (short and cited), socratic (guiding questions and hints) or quiz.
-    #[arg(long, default_value = "answer")]
+    #[arg(long, default_value = "answer", value_parser = ["answer", "socratic", "quiz"], ignore_case = true)]
     mode: String,
     /// Answer language: auto (the question's), en, hi, mr, kn, te or ta.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "en", "hi", "mr", "kn", "te", "ta"], ignore_case = true)]
     lang: String,
     /// Ollama model name.
-    #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL)]
+    #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     model: String,
     /// Ollama address (default: OLLAMA_HOST, else http://127.0.0.1:11434).
     #[arg(long)]
@@ -122,9 +122,9 @@ enum Command {
     },
     /// Show the latest per-question trace records (retrieval, prompt size, timings, checks).
     Trace {
-        /// How many records.
-        #[arg(long, default_value_t = 1)]
-        last: usize,
+        /// How many records (1-1000).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        last: u16,
     },
     /// Usage figures: questions asked, answer times, cache hit rate.
     Stats {
@@ -140,6 +140,9 @@ enum Command {
         /// Ollama address to check (default: OLLAMA_HOST, else http://127.0.0.1:11434).
         #[arg(long)]
         host: Option<String>,
+        /// The answer model that must be installed.
+        #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL)]
+        model: String,
     },
     /// Measure retrieval on a QA set (page-level recall@k and MRR), or with --answers the
     /// tutor's answers (keyword match + cited page).
@@ -229,7 +232,7 @@ fn llm_config(m: &ModelArgs) -> LlmConfig {
         ..LlmConfig::default()
     };
     if let Some(h) = &m.host {
-        c.host = ollama::normalize_host(h);
+        c.host = h.clone();
     }
     c
 }
@@ -295,7 +298,13 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             conversations_cmd(&library, action.unwrap_or(ConversationAction::List))
         }
         Command::Trace { last } => {
-            let records = vidya_core::trace::last(last.max(1))?;
+            let dir = vidya_core::trace::trace_dir();
+            let records = vidya_core::trace::last(last as usize).map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot read the trace folder {}: {e}. Check that it is a folder you can read (set VIDYA_TRACE_DIR to use another)",
+                    dir.display()
+                )
+            })?;
             if records.is_empty() {
                 out!(
                     "No trace yet: traces are written when questions are asked ({}).",
@@ -308,7 +317,7 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats { json } => stats_cmd(&library, json),
-        Command::Doctor { json, host } => doctor_cmd(&library, json, host),
+        Command::Doctor { json, host, model } => doctor_cmd(&library, json, host, model),
         Command::Eval {
             qa,
             k,
@@ -395,10 +404,16 @@ fn ask_once(tutor: &Tutor, question: &str, opts: &TutorOptions, json: bool) -> R
         question,
         opts,
         &mut |t| {
-            if !write_failed && output::text(t).is_err() {
+            // Model text never drives the terminal: escape sequences, carriage returns and
+            // backspaces are dropped before printing (the post-checks drop them from the answer).
+            let t: String = t
+                .chars()
+                .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+                .collect();
+            if !write_failed && output::text(&t).is_err() {
                 write_failed = true;
             }
-            streamed.push_str(t);
+            streamed.push_str(&t);
         },
         None,
     )?;
@@ -478,22 +493,59 @@ fn chat_cmd(library: &Path, model: &ModelArgs, conversation: Option<i64>) -> Res
             }
             ("/mode", m) => {
                 match Mode::parse(m) {
-                    Some(mode) => opts.mode = mode,
-                    None => out!("Unknown mode '{m}': use answer, socratic or quiz."),
+                    Some(mode) => {
+                        opts.mode = mode;
+                        out!("(mode: {})", mode.as_str());
+                    }
+                    None => {
+                        out!("Unknown mode '{m}': use /mode answer, /mode socratic or /mode quiz.")
+                    }
                 }
+                continue;
+            }
+            ("/lang", "") => {
+                out!(
+                    "(language: {}; change it with /lang auto|en|hi|mr|kn|te|ta)",
+                    opts.language.as_deref().unwrap_or("auto")
+                );
                 continue;
             }
             ("/lang", l) => {
                 match vidya_core::answer::prompt::resolve_language(Some(l), "") {
-                    Ok(_) => opts.language = Some(l.to_string()),
-                    Err(e) => out!("{e}"),
+                    Ok(_) => {
+                        opts.language = Some(l.to_ascii_lowercase());
+                        out!("(language: {})", l.to_ascii_lowercase());
+                    }
+                    Err(e) => out!("Unknown language: {e}."),
                 }
+                continue;
+            }
+            ("/help", _) => {
+                out!("Commands: /new, /mode answer|socratic|quiz, /lang auto|en|hi|mr|kn|te|ta, /quit.");
+                continue;
+            }
+            (cmd, _) if cmd.starts_with('/') => {
+                out!("Unknown command {cmd}: use /new, /mode, /lang, /help or /quit.");
                 continue;
             }
             _ => {}
         }
         output::text("Vidya: ")?;
-        match ask_once(&tutor, line, &opts, false) {
+        let result = match ask_once(&tutor, line, &opts, false) {
+            // The conversation was deleted meanwhile (by another window): start a new one.
+            Err(e)
+                if matches!(
+                    e.downcast_ref::<VidyaError>(),
+                    Some(VidyaError::NoSuchConversation(_))
+                ) =>
+            {
+                out!("(that conversation was deleted; starting a new one)");
+                opts.conversation = None;
+                ask_once(&tutor, line, &opts, false)
+            }
+            other => other,
+        };
+        match result {
             Ok(a) => opts.conversation = a.conversation_id,
             Err(e) if output::is_broken_pipe(&e) => return Err(e),
             Err(e) => out!("{e}"),
@@ -554,7 +606,7 @@ fn stats_cmd(library: &Path, json: bool) -> Result<ExitCode> {
     let v = serde_json::json!({
         "books": books, "pages": pages, "chunks": chunks, "questions": questions,
         "cache_lookups": lookups, "cache_hits": hits,
-        "cache_hit_rate": if lookups > 0 { hits as f64 / lookups as f64 } else { 0.0 },
+        "cache_hit_rate": if lookups > 0 { Some(hits as f64 / lookups as f64) } else { None },
         "median_answer_ms": median,
     });
     if json {
@@ -725,7 +777,15 @@ fn books_cmd(library: &Path, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn doctor_cmd(library: &Path, json: bool, host: Option<String>) -> Result<ExitCode> {
+/// True when a file can be created (and removed) in `dir`.
+fn tempfile_probe(dir: &Path) -> bool {
+    let probe = dir.join(format!(".vidya-write-test-{}", std::process::id()));
+    let ok = std::fs::write(&probe, b"ok").is_ok();
+    let _ = std::fs::remove_file(&probe);
+    ok
+}
+
+fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -> Result<ExitCode> {
     let mut problems = Vec::new();
     let mut report = serde_json::Map::new();
     report.insert("library".into(), library.display().to_string().into());
@@ -791,9 +851,12 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>) -> Result<ExitCo
     }
     report.insert("native".into(), natives.clone().into());
     // Ollama is optional: without it answers are extractive, so it is reported, not a problem.
-    let mut cfg = LlmConfig::default();
+    let mut cfg = LlmConfig {
+        model: model.clone(),
+        ..LlmConfig::default()
+    };
     if let Some(h) = host {
-        cfg.host = ollama::normalize_host(&h);
+        cfg.host = h;
     }
     let ollama_status = match OllamaClient::new(cfg.clone()) {
         Ok(client) => {
@@ -802,7 +865,20 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>) -> Result<ExitCo
                 .build()?;
             match rt.block_on(client.list_models()) {
                 Ok(models) => {
-                    serde_json::json!({"host": client.config().host, "running": true, "models": models})
+                    // Ollama runs but the answer model is missing: answers will fail until it
+                    // is pulled, so this is a problem to fix.
+                    let same = |m: &String| {
+                        m == &model
+                            || m.strip_suffix(":latest") == Some(model.as_str())
+                            || model.strip_suffix(":latest") == Some(m.as_str())
+                    };
+                    if !models.iter().any(same) {
+                        problems.push(format!(
+                            "the answer model {model} is not installed in Ollama (installed: {}). Fix: `ollama pull {model}`, or choose one with --model / VIDYA_MODEL",
+                            if models.is_empty() { "none".to_string() } else { models.join(", ") }
+                        ));
+                    }
+                    serde_json::json!({"host": client.config().host, "running": true, "models": models, "model": model})
                 }
                 Err(e) => {
                     serde_json::json!({"host": client.config().host, "running": false, "message": e.to_string()})
@@ -812,6 +888,17 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>) -> Result<ExitCo
         Err(e) => serde_json::json!({"host": cfg.host, "running": false, "message": e.to_string()}),
     };
     report.insert("ollama".into(), ollama_status.clone());
+    for (what, dir) in [
+        ("logs", vidya_core::paths::log_dir()),
+        ("traces", vidya_core::trace::trace_dir()),
+    ] {
+        if !(std::fs::create_dir_all(&dir).is_ok() && tempfile_probe(&dir)) {
+            problems.push(format!(
+                "the {what} folder {} cannot be written. Fix: make it writable, or point XDG_DATA_HOME (VIDYA_TRACE_DIR for traces) at a writable folder",
+                dir.display()
+            ));
+        }
+    }
     report.insert(
         "logs".into(),
         vidya_core::paths::log_dir().display().to_string().into(),

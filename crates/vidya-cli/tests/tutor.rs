@@ -191,7 +191,7 @@ fn follow_up_is_rewritten_and_memory_survives_a_restart() {
     assert_eq!(third["query_source"], "fallback");
     assert_eq!(
         third["query"],
-        "Where does it take place? And why is it important?"
+        "Where does glycolysis take place? And why is it important?"
     );
 
     // A new process reads the conversation back.
@@ -319,7 +319,13 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
     });
     let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
     assert_eq!(r["status"], "incomplete", "{r}");
-    assert_eq!(r["answer"], "Chlorophyll absorbs light energy [1]. Then");
+    // What arrived is kept, followed by the textbook's own sentences.
+    let answer = r["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with("Chlorophyll absorbs light energy [1]. Then …"),
+        "{answer}"
+    );
+    assert!(answer.contains("From your textbook:"), "{answer}");
     assert!(r["note"]
         .as_str()
         .unwrap()
@@ -332,6 +338,12 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
     });
     let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
     assert_eq!(r["status"], "incomplete", "{r}");
+
+    // An answer cut by the length limit (Ollama's num_predict) is incomplete, not answered.
+    server.set(reply(&format!("{}[1].", "light ".repeat(520))));
+    let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
+    assert_eq!(r["status"], "incomplete", "{}", r["note"]);
+    assert!(r["note"].as_str().unwrap().contains("length limit"));
 
     // Something that is not Ollama answers on the port.
     let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -405,11 +417,21 @@ fn modes_and_languages_reach_the_prompt() {
     assert!(system.contains("Write in Hindi"), "{system}");
 
     let o = run(lib.path(), &["ask", Q, "--mode", "essay"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("unknown mode 'essay'"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("invalid value 'essay'"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(lib.path(), &["ask", Q, "--lang", "fr"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("unknown language 'fr'"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("invalid value 'fr'"), "{}", stderr(&o));
+    // An unusable Ollama address is reported, with the textbook's sentences still given.
+    for bad in ["::::", "http://127.0.0.1:70000", "ftp://x"] {
+        let r = ask_json(lib.path(), bad, &[Q, "--no-cache"]);
+        assert_eq!(r["llm_error"]["kind"], "bad_host", "{bad}: {r}");
+        assert!(r["answer"].as_str().unwrap().contains("[1]"));
+    }
 }
 
 #[test]

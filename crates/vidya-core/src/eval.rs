@@ -70,8 +70,10 @@ pub fn retrieval_recall(
     let mut hits_total = 0usize;
     let mut times = Vec::new();
     let in_library = engine.library().file_names()?;
-    for line in std::io::BufReader::new(file).lines() {
+    for line in std::io::BufReader::new(file).split(b'\n') {
         let line = line.map_err(|e| VidyaError::io(qa_path, e))?;
+        // A line that is not UTF-8 is skipped like any other unreadable record.
+        let line = String::from_utf8(line).unwrap_or_default();
         if line.trim().is_empty() {
             continue;
         }
@@ -205,14 +207,26 @@ pub fn answer_quality(
     let in_library = tutor.engine().library().file_names()?;
     let mut report = AnswerReport::default();
     let (mut ttfts, mut totals) = (Vec::new(), Vec::new());
+    if !opts.use_llm {
+        return Err(VidyaError::BadOption(
+            "answer eval measures the model's answers: run it without --no-llm".into(),
+        ));
+    }
+    if let Err(e) = tutor.check_model() {
+        return Err(VidyaError::BadOption(format!(
+            "answer eval needs a running model: {e}"
+        )));
+    }
     let opts = crate::answer::TutorOptions {
         use_cache: false,
         remember: false,
         conversation: None,
         ..opts.clone()
     };
-    for line in std::io::BufReader::new(file).lines() {
+    for line in std::io::BufReader::new(file).split(b'\n') {
         let line = line.map_err(|e| VidyaError::io(qa_path, e))?;
+        // A line that is not UTF-8 is skipped like any other unreadable record.
+        let line = String::from_utf8(line).unwrap_or_default();
         if line.trim().is_empty() {
             continue;
         }
@@ -262,14 +276,19 @@ pub fn answer_quality(
         }
         totals.push(ans.base.timings_ms.get("total").copied().unwrap_or(0.0));
         let text = ans.base.answer.to_lowercase();
-        let has_phrase = expected.iter().any(|x| text.contains(x.as_str()));
+        // Whole words only: "ATP" must not match "ATPase", "a" must not match every answer.
+        let has_phrase = expected.iter().any(|x| {
+            regex::Regex::new(&format!(r"(^|\W){}($|\W)", regex::escape(x)))
+                .map(|re| re.is_match(&text))
+                .unwrap_or(false)
+        });
         let cited = crate::answer::postcheck::cited(&ans.base.answer, ans.base.citations.len());
         let cites_span = ans
             .base
             .citations
             .iter()
             .filter(|c| cited.contains(&c.n))
-            .any(|c| c.file == want_name && (a..=b).contains(&c.pdf_page));
+            .any(|c| c.file == want_name && (a.min(b)..=a.max(b)).contains(&c.pdf_page));
         report.contains_expected += has_phrase as usize;
         report.cites_expected_pages += cites_span as usize;
         report.passed += (has_phrase && cites_span) as usize;

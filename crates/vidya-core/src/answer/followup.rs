@@ -91,7 +91,8 @@ pub fn accept(
     tokenizer: &Tokenizer,
 ) -> bool {
     let r = rewrite.trim();
-    if r.is_empty() || r.lines().count() > 1 {
+    // A rewrite is one question: not several lines, not an answer with citation marks.
+    if r.is_empty() || r.lines().count() > 1 || !super::postcheck::cited(r, usize::MAX).is_empty() {
         return false;
     }
     let words = r.split_whitespace().count();
@@ -107,10 +108,19 @@ pub fn accept(
     tokenizer.terms(r).iter().all(|t| known.contains(t))
 }
 
-/// The student's own words: the last question of the conversation, then this one.
+/// The student's own words: what was searched for the last turn (its question, or that
+/// question's accepted rewrite, so the topic carries over several follow-ups), then this
+/// question.
 pub fn fallback(question: &str, history: &[HistoryTurn]) -> String {
     match history.last() {
-        Some(t) => format!("{} {}", t.question.trim(), question.trim()),
+        Some(t) => {
+            let previous = if t.query.trim().is_empty() {
+                &t.question
+            } else {
+                &t.query
+            };
+            format!("{} {}", previous.trim(), question.trim())
+        }
         None => question.trim().to_string(),
     }
 }
@@ -138,6 +148,7 @@ mod tests {
     fn hist() -> Vec<HistoryTurn> {
         vec![HistoryTurn {
             question: "What happens in glycolysis?".into(),
+            query: "What happens in glycolysis?".into(),
             answer: "Glycolysis splits glucose into two pyruvate molecules in the cytoplasm [1]."
                 .into(),
         }]
@@ -174,6 +185,12 @@ mod tests {
         ));
         assert!(!accept(
             &"glycolysis ".repeat(50),
+            "Where does it take place?",
+            &h,
+            &t
+        ));
+        assert!(!accept(
+            "Glycolysis splits glucose [1].",
             "Where does it take place?",
             &h,
             &t

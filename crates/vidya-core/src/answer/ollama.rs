@@ -17,6 +17,9 @@ use tokio_stream::StreamExt;
 
 /// Ollama's default address.
 pub const DEFAULT_HOST: &str = "http://127.0.0.1:11434";
+/// Longest a single answer may stream (ms): 10 minutes.
+pub const MAX_GENERATION_MS: u64 = 600_000;
+
 /// The default answer model: Llama 3.2 3B (Q4_K_M, ≈2 GB), which fits an 8 GB laptop.
 pub const DEFAULT_MODEL: &str = "llama3.2:3b";
 
@@ -60,30 +63,45 @@ impl Default for LlmConfig {
 /// `OLLAMA_HOST` normalised like Ollama does (scheme and port added, `0.0.0.0` → `127.0.0.1`),
 /// else [`DEFAULT_HOST`].
 pub fn host_from_env() -> String {
+    // An unusable value is kept as it is, so that the client reports it (BadHost) instead of
+    // silently talking to another address.
     std::env::var("OLLAMA_HOST")
         .ok()
         .filter(|h| !h.trim().is_empty())
-        .map(|h| normalize_host(&h))
+        .map(|h| normalize_host(&h).unwrap_or(h))
         .unwrap_or_else(|| DEFAULT_HOST.to_string())
 }
 
-/// Normalises a host setting: `localhost:11434`, `0.0.0.0`, `http://10.0.0.5:8080/` →
-/// a base URL with scheme and port and no trailing slash.
-pub fn normalize_host(h: &str) -> String {
-    let h = h.trim().trim_end_matches('/');
-    let (scheme, rest) = match h.split_once("://") {
-        Some((s, r)) => (s.to_string(), r.to_string()),
-        None => ("http".to_string(), h.to_string()),
-    };
-    let rest = rest.replace("0.0.0.0", "127.0.0.1");
-    let has_port = rest
-        .rsplit_once(':')
-        .is_some_and(|(_, p)| p.chars().all(|c| c.is_ascii_digit()) && !p.is_empty());
-    if has_port {
-        format!("{scheme}://{rest}")
+/// Normalises a host setting the way Ollama reads `OLLAMA_HOST`: `localhost`, `0.0.0.0:11434`,
+/// `http://10.0.0.5:8080/` → `http://HOST:PORT` (scheme `http` and port 11434 when missing,
+/// `0.0.0.0` → `127.0.0.1`, user names, passwords and paths dropped).
+///
+/// Errors: a text that is not a usable http(s) address (bad characters, no host, a port above
+/// 65535), with the reason.
+pub fn normalize_host(h: &str) -> Result<String, String> {
+    let h = h.trim();
+    let with_scheme = if h.contains("://") {
+        h.to_string()
     } else {
-        format!("{scheme}://{rest}:11434")
+        format!("http://{h}")
+    };
+    let url = reqwest::Url::parse(&with_scheme).map_err(|e| e.to_string())?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "the scheme must be http or https, not {}",
+            url.scheme()
+        ));
     }
+    let host = match url.host() {
+        Some(url::Host::Domain(d)) if !d.is_empty() => d.to_string(),
+        Some(url::Host::Ipv4(ip)) if ip.is_unspecified() => "127.0.0.1".to_string(),
+        Some(url::Host::Ipv4(ip)) => ip.to_string(),
+        Some(url::Host::Ipv6(ip)) if ip.is_unspecified() => "[::1]".to_string(),
+        Some(url::Host::Ipv6(ip)) => format!("[{ip}]"),
+        _ => return Err("it names no host".into()),
+    };
+    let port = url.port().unwrap_or(11434);
+    Ok(format!("{}://{host}:{port}", url.scheme()))
 }
 
 /// Why the model could not answer, in words a teacher can act on.
@@ -97,15 +115,23 @@ pub enum LlmError {
         host: String,
     },
     /// The chosen model is not installed.
-    #[error("the model {model} is not installed in Ollama. Run `ollama pull {model}` once while online, or choose an installed model in Settings{}", installed_list(.installed))]
+    #[error("the model {model} is not installed in Ollama. Run `ollama pull {model}` once while online, or choose an installed model (the app's Settings, or --model){}", installed_list(.installed))]
     ModelMissing {
         /// The model asked for.
         model: String,
         /// Models that are installed.
         installed: Vec<String>,
     },
+    /// The address setting is not a usable address.
+    #[error("the Ollama address '{host}' is not valid ({reason}). Use a form like http://127.0.0.1:11434 (the app's Settings, or --host / OLLAMA_HOST on the command line)")]
+    BadHost {
+        /// The setting as given.
+        host: String,
+        /// Why it is not usable.
+        reason: String,
+    },
     /// Something that is not Ollama answers at the host.
-    #[error("something other than Ollama answers at {host} ({detail}). Check the Ollama address in Settings (default {DEFAULT_HOST})")]
+    #[error("something other than Ollama answers at {host} ({detail}). Check the Ollama address (default {DEFAULT_HOST}; the app's Settings, or --host / OLLAMA_HOST)")]
     NotOllama {
         /// The host.
         host: String,
@@ -148,6 +174,7 @@ impl LlmError {
             Self::NotRunning { .. } => "not_running",
             Self::ModelMissing { .. } => "model_missing",
             Self::NotOllama { .. } => "not_ollama",
+            Self::BadHost { .. } => "bad_host",
             Self::Timeout { .. } => "timeout",
             Self::Server { .. } => "server",
             Self::Cancelled => "cancelled",
@@ -197,15 +224,21 @@ fn same_model(a: &str, b: &str) -> bool {
 impl OllamaClient {
     /// A client for `config.host`. Errors: the host is not a valid URL ([`LlmError::NotOllama`]).
     pub fn new(config: LlmConfig) -> Result<Self, LlmError> {
-        let host = normalize_host(&config.host);
-        let client = reqwest_client(config.connect_timeout_ms);
-        let url = reqwest_url(&host).map_err(|e| LlmError::NotOllama {
-            host: host.clone(),
-            detail: e,
+        if config.model.trim().is_empty() {
+            return Err(LlmError::ModelMissing {
+                model: "(none)".into(),
+                installed: Vec::new(),
+            });
+        }
+        let host = normalize_host(&config.host).map_err(|reason| LlmError::BadHost {
+            host: config.host.clone(),
+            reason,
         })?;
+        let client = reqwest_client(config.connect_timeout_ms);
+        let (base, port) = host.rsplit_once(':').expect("normalize_host adds a port");
         let ollama = Ollama::builder()
-            .host(url)
-            .port(port_of(&host))
+            .host(base)
+            .port(port.parse().expect("normalize_host writes a valid port"))
             .reqwest_client(client)
             .build();
         Ok(Self {
@@ -328,6 +361,7 @@ impl OllamaClient {
                 })?
                 .map_err(|e| self.classify(e))?;
         let mut out = Generated::default();
+        let mut pieces = 0usize;
         loop {
             if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err(LlmError::Cancelled);
@@ -353,8 +387,9 @@ impl OllamaClient {
             match next {
                 None => {
                     if !out.complete {
-                        out.stop_reason
-                            .get_or_insert_with(|| "the answer stopped before the end".into());
+                        out.stop_reason.get_or_insert_with(|| {
+                            "the stream ended without Ollama's final message".into()
+                        });
                     }
                     break;
                 }
@@ -363,6 +398,15 @@ impl OllamaClient {
                     break;
                 }
                 Some(Ok(resp)) => {
+                    pieces += 1;
+                    // A server that ignores num_predict must not stream forever.
+                    if pieces > self.config.max_tokens.max(1) as usize + 64
+                        || t0.elapsed() > Duration::from_millis(MAX_GENERATION_MS)
+                    {
+                        out.stop_reason =
+                            Some("the model did not stop, so Vidya stopped it".into());
+                        break;
+                    }
                     let piece = resp.message.content;
                     if !piece.is_empty() {
                         if out.ttft_ms.is_none() {
@@ -378,6 +422,18 @@ impl OllamaClient {
                             out.answer_tokens = Some(f.eval_count);
                         }
                         out.stop_reason = Some("stop".into());
+                        // Ollama stops at num_predict tokens with done_reason "length"; ollama-rs
+                        // drops done_reason, so the token count tells.
+                        if out
+                            .answer_tokens
+                            .is_some_and(|n| n >= self.config.max_tokens.max(1) as u64)
+                        {
+                            out.complete = false;
+                            out.stop_reason = Some(format!(
+                                "it reached the length limit of {} tokens",
+                                self.config.max_tokens
+                            ));
+                        }
                         break;
                     }
                 }
@@ -428,40 +484,38 @@ fn reqwest_client(connect_timeout_ms: u64) -> reqwest::Client {
         .unwrap_or_default()
 }
 
-fn reqwest_url(host: &str) -> Result<String, String> {
-    let (scheme, rest) = host
-        .split_once("://")
-        .ok_or_else(|| format!("'{host}' is not a URL"))?;
-    let h = rest.rsplit_once(':').map(|(h, _)| h).unwrap_or(rest);
-    if h.is_empty() {
-        return Err(format!("'{host}' has no host name"));
-    }
-    Ok(format!("{scheme}://{h}"))
-}
-
-fn port_of(host: &str) -> u16 {
-    host.rsplit_once(':')
-        .and_then(|(_, p)| p.parse().ok())
-        .unwrap_or(11434)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn hosts() {
-        assert_eq!(normalize_host("localhost"), "http://localhost:11434");
-        assert_eq!(normalize_host("0.0.0.0:11434"), "http://127.0.0.1:11434");
+        let ok = |h: &str| normalize_host(h).unwrap();
+        assert_eq!(ok("localhost"), "http://localhost:11434");
+        assert_eq!(ok("0.0.0.0:11434"), "http://127.0.0.1:11434");
+        assert_eq!(ok("http://10.1.2.3:8080/"), "http://10.1.2.3:8080");
         assert_eq!(
-            normalize_host("http://10.1.2.3:8080/"),
-            "http://10.1.2.3:8080"
+            ok("http://user:secret@127.0.0.1:1/api/../x"),
+            "http://127.0.0.1:1"
         );
-        assert_eq!(
-            reqwest_url("http://127.0.0.1:11434").unwrap(),
-            "http://127.0.0.1"
-        );
-        assert_eq!(port_of("http://127.0.0.1:8080"), 8080);
+        assert_eq!(ok("[::1]:11434"), "http://[::1]:11434");
+        for bad in [
+            "::::",
+            "http://",
+            "ftp://x",
+            "http://127.0.0.1:70000",
+            "http://[::1",
+            "http://a b",
+            "http://256.1.1.1",
+        ] {
+            assert!(normalize_host(bad).is_err(), "{bad} accepted");
+            let e = OllamaClient::new(LlmConfig {
+                host: bad.into(),
+                ..LlmConfig::default()
+            })
+            .unwrap_err();
+            assert_eq!(e.kind(), "bad_host", "{bad}");
+        }
     }
 
     #[test]

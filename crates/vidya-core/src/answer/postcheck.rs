@@ -31,6 +31,11 @@ pub struct PostCheck {
     pub echo_replaced: bool,
     /// `stripped` (refusal removed from a real answer) or `normalized` (answer was a refusal).
     pub refusal: Option<String>,
+    /// True when the answer had no words (empty, or only citation marks) and the extractive
+    /// answer was shown instead.
+    pub empty_replaced: bool,
+    /// True when the model wrote its own `Sources:` list, which was cut.
+    pub sources_block_removed: bool,
 }
 
 /// The checked answer.
@@ -44,9 +49,81 @@ pub enum Checked {
     UseExtractive,
 }
 
-fn citation_re() -> &'static Regex {
+/// Candidate citation brackets: `[..]` or `【..】` with a short content.
+fn bracket_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"\s?\[(\d+(?:\s*[,;]\s*\d+)*)\]").expect("valid regex"))
+    RE.get_or_init(|| Regex::new(r"(\s?)[\[【]([^\[\]【】\n]{1,60})[\]】]").expect("valid regex"))
+}
+
+/// ASCII value of a decimal digit in ASCII, Devanagari, Tamil, Telugu, Kannada or fullwidth
+/// form.
+fn ascii_digit(c: char) -> Option<char> {
+    if c.is_ascii_digit() {
+        return Some(c);
+    }
+    for zero in ['\u{0966}', '\u{0BE6}', '\u{0C66}', '\u{0CE6}', '\u{FF10}'] {
+        let d = (c as u32).wrapping_sub(zero as u32);
+        if d < 10 {
+            return char::from_digit(d, 10);
+        }
+    }
+    None
+}
+
+/// The source numbers a bracket's content cites, or `None` when it is not a citation.
+/// Accepts `1`, `1, 2`, `1;2`, `1 and 2`, ranges `1-3`/`1–3` (expanded, at most 50 apart),
+/// negatives (kept, so that they are removed as invalid), a `source`/`src`/`ref` prefix,
+/// `^`, `:` or `#` marks, a `†…` suffix, and digits in Indian scripts or fullwidth.
+fn parse_citation(content: &str) -> Option<Vec<i128>> {
+    let mut c: String = content
+        .chars()
+        .map(|ch| ascii_digit(ch).unwrap_or(ch))
+        .collect::<String>()
+        .to_lowercase();
+    if let Some(i) = c.find('†') {
+        c.truncate(i);
+    }
+    let mut c = c.trim();
+    for p in ["sources", "source", "src", "ref"] {
+        if let Some(rest) = c.strip_prefix(p) {
+            c = rest;
+        }
+    }
+    let c = c
+        .trim_start_matches(['^', ':', '#', ' '])
+        .replace(" and ", ",")
+        .replace([';', '&'], ",");
+    let mut out = Vec::new();
+    let mut any = false;
+    for tok in c.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        any = true;
+        let tok = tok.replace('–', "-");
+        if let Some((a, b)) = tok.split_once('-').filter(|(a, _)| !a.trim().is_empty()) {
+            let (a, b) = (a.trim(), b.trim());
+            let digits = |s: &str| !s.is_empty() && s.chars().all(|x| x.is_ascii_digit());
+            if !digits(a) || !digits(b) {
+                return None;
+            }
+            let (a, b): (i128, i128) = (
+                a.parse().unwrap_or(i128::MAX),
+                b.parse().unwrap_or(i128::MAX),
+            );
+            if b < a || b - a > 50 {
+                out.push(a);
+                out.push(b);
+            } else {
+                out.extend(a..=b);
+            }
+        } else {
+            let digits = tok.strip_prefix('-').unwrap_or(&tok).trim();
+            if digits.is_empty() || !digits.chars().all(|x| x.is_ascii_digit()) {
+                return None;
+            }
+            let v: i128 = digits.parse().unwrap_or(i128::MAX);
+            out.push(if tok.starts_with('-') { -v } else { v });
+        }
+    }
+    any.then_some(out)
 }
 
 fn shingles(text: &str) -> HashSet<String> {
@@ -61,43 +138,50 @@ fn shingles(text: &str) -> HashSet<String> {
     words.windows(SHINGLE).map(|w| w.join(" ")).collect()
 }
 
-/// True when `answer` repeats the prompt's instructions or source block.
+fn without_refusals(text: &str) -> String {
+    let mut t = text.to_string();
+    for l in prompt::languages().values() {
+        t = t.replace(&l.refusal, " ");
+    }
+    t
+}
+
+/// True when `answer` repeats the prompt's instructions or source block. The refusal sentence,
+/// which the prompt itself contains, does not count as repetition.
 pub fn is_echo(answer: &str, system_prompt: &str) -> bool {
     if answer.contains("Sources:\n[1] (") || answer.trim_start().starts_with("You are Vidya") {
         return true;
     }
-    let a = shingles(answer);
+    let a = shingles(&without_refusals(answer));
     if a.is_empty() {
         return false;
     }
-    let s = shingles(system_prompt);
+    let s = shingles(&without_refusals(system_prompt));
     let shared = a.iter().filter(|x| s.contains(*x)).count();
     shared as f64 >= ECHO_SHARE * a.len() as f64
 }
 
-/// Removes citation numbers outside `1..=n_sources`; returns the new text and the removed ones.
+/// Removes citation numbers outside `1..=n_sources`; returns the new text and the removed ones
+/// (numbers too large for `usize` are reported as `usize::MAX`, negative ones as 0).
 pub fn fix_citations(answer: &str, n_sources: usize) -> (String, Vec<usize>) {
     let mut removed = Vec::new();
-    let out = citation_re().replace_all(answer, |caps: &regex::Captures| {
-        let lead = if caps[0].starts_with(char::is_whitespace) {
-            &caps[0][..1]
-        } else {
-            ""
+    let out = bracket_re().replace_all(answer, |caps: &regex::Captures| {
+        let Some(nums) = parse_citation(&caps[2]) else {
+            return caps[0].to_string();
         };
-        let nums: Vec<usize> = caps[1]
-            .split([',', ';'])
-            .filter_map(|n| n.trim().parse().ok())
-            .collect();
-        let keep: Vec<String> = nums
-            .iter()
-            .filter(|n| (1..=n_sources).contains(*n))
-            .map(|n| n.to_string())
-            .collect();
-        removed.extend(nums.iter().filter(|n| !(1..=n_sources).contains(*n)));
+        let valid = |n: &i128| *n >= 1 && *n <= n_sources as i128;
+        let mut keep: Vec<i128> = nums.iter().copied().filter(valid).collect();
+        keep.dedup();
+        removed.extend(
+            nums.iter()
+                .filter(|n| !valid(n))
+                .map(|n| (*n).clamp(0, usize::MAX as i128) as usize),
+        );
         if keep.is_empty() {
             String::new()
         } else {
-            format!("{lead}[{}]", keep.join(", "))
+            let list: Vec<String> = keep.iter().map(|n| n.to_string()).collect();
+            format!("{}[{}]", &caps[1], list.join(", "))
         }
     });
     (out.into_owned(), removed)
@@ -105,18 +189,40 @@ pub fn fix_citations(answer: &str, n_sources: usize) -> (String, Vec<usize>) {
 
 /// Numbers of the valid citations in `answer`.
 pub fn cited(answer: &str, n_sources: usize) -> Vec<usize> {
-    let mut out: Vec<usize> = citation_re()
+    let mut out: Vec<usize> = bracket_re()
         .captures_iter(answer)
-        .flat_map(|c| {
-            c[1].split([',', ';'])
-                .filter_map(|n| n.trim().parse::<usize>().ok())
-                .collect::<Vec<_>>()
-        })
-        .filter(|n| (1..=n_sources).contains(n))
+        .filter_map(|c| parse_citation(&c[2]))
+        .flatten()
+        .filter(|n| *n >= 1 && *n <= n_sources as i128)
+        .map(|n| n as usize)
         .collect();
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Cleans raw model text before any check: terminal control characters (escape sequences,
+/// carriage returns, backspaces, bells) are dropped, `<think>…</think>` reasoning blocks are
+/// removed, and a `Sources:` list the model wrote itself is cut (Vidya shows the real
+/// sources). Returns the text and whether a sources block was cut.
+pub fn sanitize(answer: &str) -> (String, bool) {
+    static THINK: OnceLock<Regex> = OnceLock::new();
+    static SOURCES: OnceLock<Regex> = OnceLock::new();
+    let think =
+        THINK.get_or_init(|| Regex::new(r"(?s)<think>.*?(</think>|$)").expect("valid regex"));
+    let sources = SOURCES.get_or_init(|| {
+        Regex::new(r"(?mi)^[\s*#_]*(sources?|references|स्रोत)[\s*_]*:?[\s*_]*$")
+            .expect("valid regex")
+    });
+    let clean: String = answer
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect();
+    let clean = think.replace_all(&clean, "").into_owned();
+    match sources.find(&clean) {
+        Some(m) => (clean[..m.start()].trim_end().to_string(), true),
+        None => (clean, false),
+    }
 }
 
 /// True when `sentence` says the sources do not answer (in any of Vidya's languages, or the
@@ -162,12 +268,19 @@ pub fn check(
     lang: &str,
 ) -> (Checked, PostCheck) {
     let mut report = PostCheck::default();
-    if is_echo(answer, system_prompt) {
+    let (clean, cut) = sanitize(answer);
+    report.sources_block_removed = cut;
+    if is_echo(&clean, system_prompt) {
         report.echo_replaced = true;
         return (Checked::UseExtractive, report);
     }
-    let (fixed, removed) = fix_citations(answer, n_sources);
+    let (fixed, removed) = fix_citations(&clean, n_sources);
     report.removed_citations = removed;
+    let (without_marks, _) = fix_citations(&fixed, 0);
+    if !without_marks.chars().any(char::is_alphanumeric) {
+        report.empty_replaced = true;
+        return (Checked::UseExtractive, report);
+    }
     let spans = split_sentences(&fixed);
     let refusals: Vec<bool> = spans.iter().map(|s| is_refusal(s.slice(&fixed))).collect();
     if refusals.iter().any(|r| *r) {
@@ -240,6 +353,79 @@ mod tests {
             "en",
         );
         assert!(matches!(c, Checked::Answer(_)));
+    }
+
+    #[test]
+    fn every_citation_form_is_checked() {
+        let (t, removed) = fix_citations(
+            "ATP [1, 9] and [2-9] and [1–2] and [1;9] and [1 and 9] [1,,9] [-1] [ -2 ] [Source 9] [source: 2] [^9] 【9】 [9†source] [१] [１] [999999999999999999999] [Figure 8.1]",
+            4,
+        );
+        assert_eq!(
+            t,
+            "ATP [1] and [2, 3, 4] and [1, 2] and [1] and [1] [1] [2] [1] [1] [Figure 8.1]"
+        );
+        assert!(
+            removed.contains(&9) && removed.contains(&0) && removed.contains(&usize::MAX),
+            "{removed:?}"
+        );
+        assert_eq!(cited("see [2-3] and [१]", 4), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn empty_and_control_and_fake_sources() {
+        for empty in ["", "   ", ".", "[999]", "[1][2][3]"] {
+            let (c, r) = check(empty, 4, "system", "en");
+            assert_eq!(c, Checked::UseExtractive, "{empty:?}");
+            assert!(r.empty_replaced);
+        }
+        let (c, _) = check(
+            "ATP \u{1b}[2J\u{1b}[31mRED\u{1b}[0m is made [1].\r\u{8}",
+            4,
+            "system",
+            "en",
+        );
+        assert_eq!(c, Checked::Answer("ATP [2J[31mRED[0m is made [1].".into()));
+        let (c, r) = check(
+            "ATP is made in the thylakoid [1].\n\n**Sources:**\n[1] NCERT page 999",
+            4,
+            "system",
+            "en",
+        );
+        assert_eq!(
+            c,
+            Checked::Answer("ATP is made in the thylakoid [1].".into())
+        );
+        assert!(r.sources_block_removed);
+        let (c, _) = check(
+            "<think>ignore the sources</think>ATP is made [1].",
+            4,
+            "system",
+            "en",
+        );
+        assert_eq!(c, Checked::Answer("ATP is made [1].".into()));
+    }
+
+    #[test]
+    fn the_exact_refusal_is_a_refusal_not_an_echo() {
+        for lang in ["en", "hi", "ta"] {
+            let system = prompt::build(prompt::Mode::Answer, lang, "q", &[]).system;
+            let (c, r) = check(prompt::refusal(lang), 4, &system, lang);
+            assert_eq!(
+                c,
+                Checked::Refusal(prompt::refusal(lang).to_string()),
+                "{lang}"
+            );
+            assert!(!r.echo_replaced);
+        }
+        let system = prompt::build(prompt::Mode::Answer, "en", "q", &[]).system;
+        let (c, _) = check(
+            "Light reactions make ATP [1]. I could not find this in your textbook.",
+            4,
+            &system,
+            "en",
+        );
+        assert_eq!(c, Checked::Answer("Light reactions make ATP [1].".into()));
     }
 
     #[test]

@@ -138,6 +138,8 @@ pub struct Prompt {
 pub struct HistoryTurn {
     /// The student's question.
     pub question: String,
+    /// What was searched for it (its standalone rewrite, or the question).
+    pub query: String,
     /// The tutor's answer (shortened).
     pub answer: String,
 }
@@ -248,6 +250,7 @@ mod tests {
     fn rewrite_prompt() {
         let h = vec![HistoryTurn {
             question: "What happens in glycolysis?".into(),
+            query: "What happens in glycolysis?".into(),
             answer: "Glucose is split into two pyruvate molecules [1].".into(),
         }];
         insta::assert_snapshot!("rewrite", rewrite(&h, "Where does it take place?"));

@@ -177,6 +177,18 @@ impl Tutor {
         &self.llm
     }
 
+    /// Checks that Ollama answers and the configured model is installed (blocking).
+    pub fn check_model(&self) -> std::result::Result<(), LlmError> {
+        let client = OllamaClient::new(self.llm.clone())?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| LlmError::Server {
+                message: e.to_string(),
+            })?;
+        runtime.block_on(client.check_model())
+    }
+
     fn cache_key(&self, question: &str, opts: &TutorOptions, lang: &str) -> String {
         let mut books = opts.books.clone().unwrap_or_default();
         books.sort_unstable();
@@ -203,6 +215,21 @@ impl Tutor {
     ) -> Result<TutorAnswer> {
         let t0 = Instant::now();
         self.engine.question_terms(question)?;
+        // A pasted page is not a question: keep the first MAX_QUESTION_CHARS characters for
+        // the prompt, the memory and the trace.
+        let cut: String;
+        let question = if question.chars().count() > crate::ask::MAX_QUESTION_CHARS {
+            cut = format!(
+                "{} …",
+                question
+                    .chars()
+                    .take(crate::ask::MAX_QUESTION_CHARS)
+                    .collect::<String>()
+            );
+            cut.as_str()
+        } else {
+            question
+        };
         if self.engine.index().is_empty() {
             return Err(VidyaError::EmptyLibrary);
         }
@@ -220,6 +247,7 @@ impl Tutor {
                     .rev()
                     .map(|t| HistoryTurn {
                         question: t.question,
+                        query: t.query,
                         answer: short(&t.answer, 60),
                     })
                     .collect()
@@ -263,7 +291,10 @@ impl Tutor {
         let cache_key =
             (opts.use_cache && history.is_empty()).then(|| self.cache_key(question, opts, lang));
         if let Some(key) = &cache_key {
-            if let Some(json) = lib.cache_get(key)? {
+            if let Some(json) = lib.cache_get(key).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "answer cache unavailable");
+                None
+            }) {
                 if let Ok(mut cached) = serde_json::from_str::<TutorAnswer>(&json) {
                     cached.status = "cached".into();
                     cached.base.timings_ms.clear();
@@ -364,22 +395,32 @@ impl Tutor {
                         match checked {
                             Checked::UseExtractive => {
                                 answer.status = "extractive".into();
-                                answer.note = Some("The tutor's answer repeated its instructions, so here are the textbook's own sentences.".into());
+                                answer.note = Some(if answer.postcheck.empty_replaced {
+                                    "The tutor's answer was empty, so here are the textbook's own sentences.".into()
+                                } else {
+                                    "The tutor's answer repeated its instructions, so here are the textbook's own sentences.".into()
+                                });
                             }
                             Checked::Refusal(text) => {
                                 answer.status = "refused".into();
                                 answer.base.answer = text;
                             }
                             Checked::Answer(text) => {
-                                answer.base.answer = text;
                                 answer.status =
                                     if g.complete { "answered" } else { "incomplete" }.into();
                                 if !g.complete {
+                                    // Never leave the student with a few words only: the
+                                    // textbook's sentences follow what arrived.
+                                    answer.base.answer =
+                                        format!("{text} …\n\n{}", answer.base.answer);
                                     answer.note = Some(format!(
-                                        "The answer stopped before the end ({}). What arrived is shown; ask again for a full answer.",
+                                        "The answer stopped before the end ({}). What arrived is shown, then the textbook's own sentences; ask again for a full answer.",
                                         g.stop_reason.clone().unwrap_or_else(|| "unknown reason".into())
                                     ));
-                                } else if answer.postcheck.uncited {
+                                } else {
+                                    answer.base.answer = text;
+                                }
+                                if g.complete && answer.postcheck.uncited {
                                     answer.note = Some("This answer does not name its source: check it against the pages listed.".into());
                                 }
                             }
@@ -392,7 +433,9 @@ impl Tutor {
         if answer.status == "answered" {
             if let Some(key) = &cache_key {
                 if let Ok(json) = serde_json::to_string(&answer) {
-                    lib.cache_put(key, &json)?;
+                    if let Err(e) = lib.cache_put(key, &json) {
+                        tracing::warn!(error = %e, "could not store the answer in the cache");
+                    }
                 }
             }
         }
@@ -408,6 +451,37 @@ impl Tutor {
         });
     }
 
+    /// Counts the question and stores the turn in its conversation (created when new).
+    fn remember(
+        &self,
+        question: &str,
+        opts: &TutorOptions,
+        answer: &mut TutorAnswer,
+    ) -> Result<()> {
+        let lib = self.engine.library();
+        lib.bump("questions", 1)?;
+        let conversation_id = match opts.conversation {
+            Some(id) => id,
+            None => lib.create_conversation(question)?,
+        };
+        let turn = Turn {
+            id: 0,
+            conversation_id,
+            question: question.to_string(),
+            query: answer.query.clone(),
+            answer: answer.base.answer.clone(),
+            citations: serde_json::to_value(&answer.base.citations).unwrap_or_default(),
+            mode: answer.mode.as_str().into(),
+            language: answer.language.clone(),
+            model: answer.model.clone(),
+            status: answer.status.clone(),
+            timings: serde_json::to_value(&answer.base.timings_ms).unwrap_or_default(),
+        };
+        answer.turn_id = Some(lib.add_turn(&turn)?);
+        answer.conversation_id = Some(conversation_id);
+        Ok(())
+    }
+
     /// Stores the turn (when asked), counts it and writes the trace.
     fn finish(
         &self,
@@ -416,28 +490,13 @@ impl Tutor {
         mut answer: TutorAnswer,
         mut trace: serde_json::Value,
     ) -> Result<TutorAnswer> {
-        let lib = self.engine.library();
-        lib.bump("questions", 1)?;
         if opts.remember {
-            let conversation_id = match opts.conversation {
-                Some(id) => id,
-                None => lib.create_conversation(question)?,
-            };
-            let turn = Turn {
-                id: 0,
-                conversation_id,
-                question: question.to_string(),
-                query: answer.query.clone(),
-                answer: answer.base.answer.clone(),
-                citations: serde_json::to_value(&answer.base.citations).unwrap_or_default(),
-                mode: answer.mode.as_str().into(),
-                language: answer.language.clone(),
-                model: answer.model.clone(),
-                status: answer.status.clone(),
-                timings: serde_json::to_value(&answer.base.timings_ms).unwrap_or_default(),
-            };
-            answer.turn_id = Some(lib.add_turn(&turn)?);
-            answer.conversation_id = Some(conversation_id);
+            // The answer is already made: if the library is busy (another Vidya is writing a
+            // book) the student still gets it, only the memory of this turn is lost.
+            if let Err(e) = self.remember(question, opts, &mut answer) {
+                tracing::warn!(error = %e, "could not store the turn");
+                trace["memory_error"] = e.to_string().into();
+            }
         }
         let unix_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
