@@ -25,8 +25,56 @@ struct QaRecord {
     #[serde(default)]
     options: Vec<String>,
     #[serde(default)]
+    answers: Vec<String>,
+    #[serde(default)]
     qtype: Option<String>,
     source: Option<QaSource>,
+}
+
+/// A QA record whose answer is located: its file name and page span (ascending).
+#[derive(Debug)]
+struct QaItem {
+    question: String,
+    options: Vec<String>,
+    answers: Vec<String>,
+    qtype: Option<String>,
+    file: String,
+    pages: (u32, u32),
+}
+
+/// Reads a QA JSONL file: one entry per non-blank line, `None` for a line that is not UTF-8,
+/// not a record, or has no `source.pdf_file`/`pdf_pages`.
+fn read_qa(qa_path: &Path) -> Result<Vec<Option<QaItem>>> {
+    let file = std::fs::File::open(qa_path).map_err(|e| VidyaError::io(qa_path, e))?;
+    let mut out = Vec::new();
+    for line in std::io::BufReader::new(file).split(b'\n') {
+        let line = line.map_err(|e| VidyaError::io(qa_path, e))?;
+        let line = String::from_utf8(line).unwrap_or_else(|_| "not utf-8".into());
+        if line.trim().is_empty() {
+            continue;
+        }
+        let item = serde_json::from_str::<QaRecord>(&line)
+            .ok()
+            .and_then(|rec| {
+                let source = rec.source?;
+                let (a, b) = source.pdf_pages?;
+                let want = source.pdf_file?;
+                let file = Path::new(&want)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or(want);
+                Some(QaItem {
+                    question: rec.question,
+                    options: rec.options,
+                    answers: rec.answers,
+                    qtype: rec.qtype,
+                    file,
+                    pages: (a.min(b), a.max(b)),
+                })
+            });
+        out.push(item);
+    }
+    Ok(out)
 }
 
 /// Figures of one eval run.
@@ -60,7 +108,6 @@ pub fn retrieval_recall(
     with_options: bool,
     limit: Option<usize>,
 ) -> Result<RetrievalReport> {
-    let file = std::fs::File::open(qa_path).map_err(|e| VidyaError::io(qa_path, e))?;
     let mut report = RetrievalReport {
         k,
         ..Default::default()
@@ -70,29 +117,15 @@ pub fn retrieval_recall(
     let mut hits_total = 0usize;
     let mut times = Vec::new();
     let in_library = engine.library().file_names()?;
-    for line in std::io::BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|e| VidyaError::io(qa_path, e))?;
-        // A line that is not UTF-8 is skipped like any other unreadable record.
-        let line = String::from_utf8(line).unwrap_or_default();
-        if line.trim().is_empty() {
-            continue;
-        }
+    for item in read_qa(qa_path)? {
         if limit.is_some_and(|l| report.evaluated >= l) {
             break;
         }
-        let Ok(rec) = serde_json::from_str::<QaRecord>(&line) else {
+        let Some(rec) = item else {
             report.skipped += 1;
             continue;
         };
-        let Some((want_file, (a, b))) = rec.source.and_then(|s| Some((s.pdf_file?, s.pdf_pages?)))
-        else {
-            report.skipped += 1;
-            continue;
-        };
-        let want_name = Path::new(&want_file)
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or(want_file);
+        let (want_name, (a, b)) = (rec.file.clone(), rec.pages);
         if !in_library.contains(&want_name) {
             report.not_in_library += 1;
             continue;
@@ -179,16 +212,6 @@ pub struct AnswerReport {
     pub median_total_ms: f64,
 }
 
-#[derive(Debug, Deserialize)]
-struct AnswerRecord {
-    question: String,
-    #[serde(default)]
-    options: Vec<String>,
-    #[serde(default)]
-    answers: Vec<String>,
-    source: Option<QaSource>,
-}
-
 /// Longest expected answer (in words) that keyword matching can judge.
 pub const MAX_EXPECTED_WORDS: usize = 6;
 
@@ -203,7 +226,6 @@ pub fn answer_quality(
     opts: &crate::answer::TutorOptions,
     limit: Option<usize>,
 ) -> Result<AnswerReport> {
-    let file = std::fs::File::open(qa_path).map_err(|e| VidyaError::io(qa_path, e))?;
     let in_library = tutor.engine().library().file_names()?;
     let mut report = AnswerReport::default();
     let (mut ttfts, mut totals) = (Vec::new(), Vec::new());
@@ -223,29 +245,15 @@ pub fn answer_quality(
         conversation: None,
         ..opts.clone()
     };
-    for line in std::io::BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|e| VidyaError::io(qa_path, e))?;
-        // A line that is not UTF-8 is skipped like any other unreadable record.
-        let line = String::from_utf8(line).unwrap_or_default();
-        if line.trim().is_empty() {
-            continue;
-        }
+    for item in read_qa(qa_path)? {
         if limit.is_some_and(|l| report.evaluated >= l) {
             break;
         }
-        let Ok(rec) = serde_json::from_str::<AnswerRecord>(&line) else {
+        let Some(rec) = item else {
             report.skipped += 1;
             continue;
         };
-        let Some((want_file, (a, b))) = rec.source.and_then(|s| Some((s.pdf_file?, s.pdf_pages?)))
-        else {
-            report.skipped += 1;
-            continue;
-        };
-        let want_name = Path::new(&want_file)
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or(want_file);
+        let (want_name, (a, b)) = (rec.file.clone(), rec.pages);
         let expected: Vec<String> = rec
             .answers
             .iter()
@@ -288,7 +296,7 @@ pub fn answer_quality(
             .citations
             .iter()
             .filter(|c| cited.contains(&c.n))
-            .any(|c| c.file == want_name && (a.min(b)..=a.max(b)).contains(&c.pdf_page));
+            .any(|c| c.file == want_name && (a..=b).contains(&c.pdf_page));
         report.contains_expected += has_phrase as usize;
         report.cites_expected_pages += cites_span as usize;
         report.passed += (has_phrase && cites_span) as usize;

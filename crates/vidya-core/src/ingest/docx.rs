@@ -21,16 +21,7 @@ pub const MAX_DOCX_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Extracts a .docx file. Errors: not a valid DOCX (zip/XML), too large, unreadable.
 pub fn extract(path: &Path, on_page: &mut dyn FnMut(usize, usize)) -> Result<ExtractedFile> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| VidyaError::io(path, e))?
-        .len();
-    if size > MAX_DOCX_BYTES {
-        return Err(VidyaError::TooLarge {
-            path: path.to_path_buf(),
-            size_mb: size / (1024 * 1024),
-            limit_mb: MAX_DOCX_BYTES / (1024 * 1024),
-        });
-    }
+    super::source::check_size(path, MAX_DOCX_BYTES)?;
     let bad = |why: String| VidyaError::Corrupt {
         path: path.to_path_buf(),
         detail: why,

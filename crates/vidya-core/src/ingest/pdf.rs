@@ -81,16 +81,7 @@ fn map_load_error(path: &Path, e: PdfiumError) -> VidyaError {
 /// no text layer is returned with empty pages; the caller decides (see
 /// [`super::quality::check_text_layer`]).
 pub fn extract(path: &Path, on_page: &mut dyn FnMut(usize, usize)) -> Result<ExtractedFile> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| VidyaError::io(path, e))?
-        .len();
-    if size > MAX_PDF_BYTES {
-        return Err(VidyaError::TooLarge {
-            path: path.to_path_buf(),
-            size_mb: size / (1024 * 1024),
-            limit_mb: MAX_PDF_BYTES / (1024 * 1024),
-        });
-    }
+    super::source::check_size(path, MAX_PDF_BYTES)?;
     let pdfium = pdfium()?;
     // pdfium-render can panic on documents that violate its assumptions; a damaged PDF must
     // produce an error, never bring the app down.

@@ -22,16 +22,7 @@ pub fn extract(
     markdown: bool,
     on_page: &mut dyn FnMut(usize, usize),
 ) -> Result<ExtractedFile> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| VidyaError::io(path, e))?
-        .len();
-    if size > MAX_TEXT_BYTES {
-        return Err(VidyaError::TooLarge {
-            path: path.to_path_buf(),
-            size_mb: size / (1024 * 1024),
-            limit_mb: MAX_TEXT_BYTES / (1024 * 1024),
-        });
-    }
+    super::source::check_size(path, MAX_TEXT_BYTES)?;
     let bytes = std::fs::read(path).map_err(|e| VidyaError::io(path, e))?;
     let raw = String::from_utf8(bytes).map_err(|_| VidyaError::Empty {
         path: path.to_path_buf(),

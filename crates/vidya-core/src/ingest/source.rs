@@ -138,3 +138,19 @@ fn check_content(path: &Path) -> Result<()> {
         _ => Ok(()),
     }
 }
+
+/// Refuses a file larger than `limit` bytes. Errors: [`VidyaError::TooLarge`], or
+/// [`VidyaError::Io`] when its size cannot be read.
+pub fn check_size(path: &Path, limit: u64) -> Result<()> {
+    let size = std::fs::metadata(path)
+        .map_err(|e| VidyaError::io(path, e))?
+        .len();
+    if size > limit {
+        return Err(VidyaError::TooLarge {
+            path: path.to_path_buf(),
+            size_mb: size / (1024 * 1024),
+            limit_mb: limit / (1024 * 1024),
+        });
+    }
+    Ok(())
+}
