@@ -266,7 +266,7 @@ fn fetch_wheel(
             "--dest",
         ])
         .arg(dl_dir)
-        .arg(&package)
+        .arg(package)
         .status()
         .with_context(|| {
             format!(
