@@ -213,24 +213,10 @@ pub fn chapters(files: &[ExtractedFile], book: &str) -> Vec<ChapterSpan> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::source::{ExtractedPage, OutlineEntry};
+    use crate::ingest::source::OutlineEntry;
 
     fn file(name: &str, title: Option<&str>, pages: &[&str]) -> ExtractedFile {
-        ExtractedFile {
-            path: name.into(),
-            title: title.map(String::from),
-            running_header: None,
-            outline: vec![],
-            pages: pages
-                .iter()
-                .enumerate()
-                .map(|(i, t)| ExtractedPage {
-                    pdf_page: i as u32 + 1,
-                    label: (i + 1).to_string(),
-                    text: t.to_string(),
-                })
-                .collect(),
-        }
+        crate::ingest::source::test_file(name, title, pages)
     }
 
     #[test]

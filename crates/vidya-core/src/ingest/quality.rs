@@ -136,24 +136,9 @@ fn compact_ranges(pages: &[u32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::source::ExtractedPage;
 
     fn file(texts: &[&str]) -> ExtractedFile {
-        ExtractedFile {
-            path: "x.pdf".into(),
-            title: None,
-            running_header: None,
-            outline: vec![],
-            pages: texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| ExtractedPage {
-                    pdf_page: i as u32 + 1,
-                    label: (i + 1).to_string(),
-                    text: t.to_string(),
-                })
-                .collect(),
-        }
+        crate::ingest::source::test_file("x.pdf", None, texts)
     }
 
     #[test]

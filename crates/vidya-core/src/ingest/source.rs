@@ -154,3 +154,23 @@ pub fn check_size(path: &Path, limit: u64) -> Result<()> {
     }
     Ok(())
 }
+
+/// A file made of `pages` (page labels 1, 2, …), for tests of the stages after extraction.
+#[cfg(test)]
+pub(crate) fn test_file(name: &str, title: Option<&str>, pages: &[&str]) -> ExtractedFile {
+    ExtractedFile {
+        path: name.into(),
+        title: title.map(String::from),
+        running_header: None,
+        outline: vec![],
+        pages: pages
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ExtractedPage {
+                pdf_page: i as u32 + 1,
+                label: (i + 1).to_string(),
+                text: t.to_string(),
+            })
+            .collect(),
+    }
+}
