@@ -131,7 +131,10 @@ fn run() -> Result<()> {
             demo(&root)
         }
         Cmd::Test => {
+            // The embedder tests need the neural retrieval files too.
             setup(&root, host_target(), false, "core")?;
+            setup(&root, host_target(), false, "models")?;
+            build_models(&root, false)?;
             test(&root)
         }
     }
@@ -379,11 +382,26 @@ fn build_models(root: &Path, force: bool) -> Result<()> {
                 "setup: creating a Python environment for model building at {}",
                 venv.display()
             );
-            let ok = Command::new(python())
-                .args(["-m", "venv"])
-                .arg(&venv)
-                .status()
-                .is_ok_and(|s| s.success());
+            let make = || {
+                Command::new(python())
+                    .args(["-m", "venv"])
+                    .arg(&venv)
+                    .status()
+                    .is_ok_and(|s| s.success())
+            };
+            let mut ok = make();
+            if !ok && cfg!(unix) && Path::new("/usr/bin/apt-get").exists() {
+                // Debian's python3 comes without venv; as root, install it (like pip above).
+                println!(
+                    "setup: Python's venv module is missing; installing python3-venv with apt-get"
+                );
+                let _ = fs::remove_dir_all(&venv);
+                let _ = Command::new("apt-get").arg("update").status();
+                let _ = Command::new("apt-get")
+                    .args(["install", "-y", "--no-install-recommends", "python3-venv"])
+                    .status();
+                ok = make();
+            }
             if !ok {
                 bail!("`{} -m venv` failed: install the venv module (Debian: `apt-get install python3-venv`) and run again", python());
             }

@@ -77,6 +77,12 @@ pub enum VidyaError {
         /// What was tried.
         detail: String,
     },
+    /// A neural model file or its runtime is missing or damaged.
+    #[error("the retrieval model is not ready: {detail}. Run `cargo xtask setup --models` in the source folder, or reinstall Vidya")]
+    ModelMissing {
+        /// What is missing or damaged.
+        detail: String,
+    },
     /// The question is empty or has no searchable words.
     #[error("the question is empty: type a question with at least one word")]
     EmptyQuestion,
@@ -149,6 +155,7 @@ impl VidyaError {
             Self::Io { .. } => "io",
             Self::PdfiumMissing { .. } => "pdfium_missing",
             Self::EmptyQuestion => "empty_question",
+            Self::ModelMissing { .. } => "model_missing",
             Self::NoLibrary { .. } => "no_library",
             Self::WrongType { .. } => "wrong_type",
             Self::EmptyLibrary => "empty_library",

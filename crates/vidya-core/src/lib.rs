@@ -7,11 +7,13 @@
 //!
 //! Modules follow the pipeline: [`ingest`] (files → pages → chapters → chunks), [`store`] (the
 //! library database), [`text`] (normalisation, tokenizer, sentences), [`search`] (retrieval),
-//! [`answer`] (answer composition), [`ask`] (the question pipeline), [`eval`] (retrieval
+//! [`answer`] (answer composition), [`ask`] (the question pipeline), [`embed`] (sentence
+//! embeddings with multilingual-e5-small), [`eval`] (retrieval
 //! quality on QA sets), [`native`] (pinned native libraries), [`trace`] (per-turn trace log).
 
 pub mod answer;
 pub mod ask;
+pub mod embed;
 pub mod error;
 pub mod eval;
 pub mod ingest;
