@@ -869,11 +869,7 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -
                 Ok(models) => {
                     // Ollama runs but the answer model is missing: answers will fail until it
                     // is pulled, so this is a problem to fix.
-                    let same = |m: &String| {
-                        m == &model
-                            || m.strip_suffix(":latest") == Some(model.as_str())
-                            || model.strip_suffix(":latest") == Some(m.as_str())
-                    };
+                    let same = |m: &String| ollama::same_model(m, &model);
                     if !models.iter().any(same) {
                         problems.push(format!(
                             "the answer model {model} is not installed in Ollama (installed: {}). Fix: `ollama pull {model}`, or choose one with --model / VIDYA_MODEL",

@@ -216,7 +216,8 @@ fn error_message(body: &str) -> String {
         .unwrap_or_else(|| body.trim().chars().take(200).collect())
 }
 
-fn same_model(a: &str, b: &str) -> bool {
+/// True when two Ollama model names mean the same model (`llama3.2` is `llama3.2:latest`).
+pub fn same_model(a: &str, b: &str) -> bool {
     let strip = |s: &str| s.strip_suffix(":latest").unwrap_or(s).to_string();
     strip(a) == strip(b)
 }

@@ -436,26 +436,20 @@ pub fn ingest_book(
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
     });
-    let book_id = match inserted {
-        Ok(id) => id,
+    let (book_id, already_present) = match inserted {
+        Ok(id) => (id, false),
         // Another process stored the same book while this one was reading it.
-        Err(VidyaError::Database {
-            source: rusqlite::Error::SqliteFailure(f, _),
-            ..
-        }) if f.code == rusqlite::ErrorCode::ConstraintViolation
-            && lib.book_by_sha(&book.sha256)?.is_some() =>
+        Err(e)
+            if matches!(
+                &e,
+                VidyaError::Database { source: rusqlite::Error::SqliteFailure(f, _), .. }
+                    if f.code == rusqlite::ErrorCode::ConstraintViolation
+            ) =>
         {
-            return Ok(IngestReport {
-                book_id: lib.book_by_sha(&book.sha256)?.unwrap_or_default(),
-                title,
-                language,
-                pages: book.pages.len(),
-                chapters: book.chapters.len(),
-                chunks: book.chunks.len(),
-                seconds: t0.elapsed().as_secs_f64(),
-                already_present: true,
-                warnings: vec![],
-            });
+            match lib.book_by_sha(&book.sha256)? {
+                Some(id) => (id, true),
+                None => return Err(e),
+            }
         }
         Err(e) => return Err(e),
     };
@@ -467,8 +461,12 @@ pub fn ingest_book(
         chapters: book.chapters.len(),
         chunks: book.chunks.len(),
         seconds: t0.elapsed().as_secs_f64(),
-        already_present: false,
-        warnings,
+        already_present,
+        warnings: if already_present {
+            Vec::new()
+        } else {
+            warnings
+        },
     })
 }
 
