@@ -214,7 +214,10 @@ impl Tutor {
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<TutorAnswer> {
         let t0 = Instant::now();
-        self.engine.question_terms(question)?;
+        // Retrieval tokenizes the question; here only an empty one is refused early.
+        if question.trim().is_empty() {
+            return Err(VidyaError::EmptyQuestion);
+        }
         // A pasted page is not a question: keep the first MAX_QUESTION_CHARS characters for
         // the prompt, the memory and the trace.
         let cut: String;
