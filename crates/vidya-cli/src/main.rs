@@ -25,6 +25,10 @@ macro_rules! out {
     ($($t:tt)*) => { output::line(format!($($t)*))? };
 }
 
+mod bench_cmd;
+mod eval_cmd;
+mod index_cmd;
+
 #[derive(Parser)]
 #[command(
     name = "vidya",
@@ -78,6 +82,17 @@ enum Command {
         /// Book title (default: from the PDF metadata or the folder name); only with one book.
         #[arg(long)]
         title: Option<String>,
+        /// Store the book for word search (BM25) only, without dense vectors (faster; add them
+        /// later with `vidya reindex`).
+        #[arg(long)]
+        no_embed: bool,
+    },
+    /// Compute the dense vectors that are missing (books added with --no-embed or before the
+    /// models were installed) and rebuild the vector index.
+    Reindex {
+        /// Recompute every vector, not only the missing ones.
+        #[arg(long)]
+        force: bool,
     },
     /// List the books in the library.
     Books {
@@ -106,6 +121,9 @@ enum Command {
         /// Print one JSON object (see the README for its fields).
         #[arg(long)]
         json: bool,
+        /// Also print the retrieval pipeline: per-stage time, candidates, scores and tokens.
+        #[arg(long)]
+        trace: bool,
     },
     /// A conversation in the terminal: type questions, follow-ups use the earlier turns.
     Chat {
@@ -144,12 +162,32 @@ enum Command {
         #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL)]
         model: String,
     },
+    /// Benchmarks: per-stage latency over a large synthetic library, ingest throughput.
+    Bench {
+        #[command(subcommand)]
+        what: bench_cmd::BenchCmd,
+    },
     /// Measure retrieval on a QA set (page-level recall@k and MRR), or with --answers the
     /// tutor's answers (keyword match + cited page).
     Eval {
-        /// QA JSONL file whose records have source.pdf_file and source.pdf_pages.
+        /// QA JSONL file whose records have source.pdf_file and source.pdf_pages (page-level
+        /// eval of the library's books).
+        #[arg(long, required_unless_present = "beir", conflicts_with = "beir")]
+        qa: Option<PathBuf>,
+        /// A BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv): its corpus is stored in
+        /// the --library as one book (embedded once) and nDCG@10 is measured.
         #[arg(long)]
-        qa: PathBuf,
+        beir: Option<PathBuf>,
+        /// With --beir: another queries.jsonl (e.g. English questions over a Hindi corpus).
+        #[arg(long, requires = "beir")]
+        queries: Option<PathBuf>,
+        /// Questions the library cannot answer (JSONL with "question"), for the gate.
+        #[arg(long)]
+        unanswerable: Option<PathBuf>,
+        /// Configurations to compare, comma-separated (default: all of bm25, dense, hybrid,
+        /// hybrid-weighted, hybrid+router, hybrid+router+rerank, full).
+        #[arg(long)]
+        configs: Option<String>,
         /// k of recall@k (1-100).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=100))]
         k: u16,
@@ -161,8 +199,20 @@ enum Command {
         limit: Option<usize>,
         /// Judge the tutor's answers instead of retrieval: an answer passes when it contains an
         /// expected phrase and cites a page inside the expected span (needs Ollama).
-        #[arg(long)]
+        #[arg(long, requires = "qa")]
         answers: bool,
+        /// Try this pruning threshold (cosine) instead of the default.
+        #[arg(long)]
+        prune_threshold: Option<f32>,
+        /// Try this router margin instead of the default.
+        #[arg(long)]
+        router_margin: Option<f32>,
+        /// Try this gate threshold on the dense cosine.
+        #[arg(long)]
+        gate_dense: Option<f32>,
+        /// Try this gate threshold on BM25 coverage.
+        #[arg(long)]
+        gate_coverage: Option<f32>,
         #[command(flatten)]
         model: ModelArgs,
         /// Print JSON.
@@ -262,7 +312,13 @@ fn tutor_options(
 
 fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
     match command {
-        Command::Ingest { paths, title } => ingest_cmd(&library, &paths, title),
+        Command::Ingest {
+            paths,
+            title,
+            no_embed,
+        } => ingest_cmd(&library, &paths, title, no_embed),
+        Command::Reindex { force } => index_cmd::reindex_cmd(&library, force),
+        Command::Bench { what } => bench_cmd::run(what),
         Command::Books { json } => books_cmd(&library, json),
         Command::Remove { id } => {
             let mut lib = Library::open_existing(&library)?;
@@ -277,6 +333,7 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             conversation,
             no_cache,
             json,
+            trace,
         } => {
             let question = question.join(" ");
             if question.trim().is_empty() {
@@ -287,7 +344,10 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
                 llm_config(&model),
             );
             let opts = tutor_options(&model, conversation, !no_cache)?;
-            ask_once(&tutor, &question, &opts, json)?;
+            let a = ask_once(&tutor, &question, &opts, json)?;
+            if !json {
+                print_retrieval(&a.base.retrieval, trace)?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Chat {
@@ -320,63 +380,45 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
         Command::Doctor { json, host, model } => doctor_cmd(&library, json, host, model),
         Command::Eval {
             qa,
+            beir,
+            queries,
+            unanswerable,
+            configs,
             k,
             no_options,
             limit,
             answers,
+            prune_threshold,
+            router_margin,
+            gate_dense,
+            gate_coverage,
             model,
             json,
         } => {
-            let engine = Engine::from_library(Library::open_existing(&library)?)?;
-            if engine.index().is_empty() {
-                return Err(VidyaError::EmptyLibrary.into());
-            }
+            let args = eval_cmd::EvalArgs {
+                tune: eval_cmd::Tune {
+                    prune_threshold,
+                    router_margin,
+                    gate_dense,
+                    gate_coverage,
+                },
+                qa,
+                beir,
+                queries,
+                unanswerable,
+                configs,
+                k: k as usize,
+                with_options: !no_options,
+                limit,
+                json,
+            };
             if answers {
+                let engine = Engine::from_library(Library::open_existing(&library)?)?;
                 let tutor = Tutor::new(engine, llm_config(&model));
                 let opts = tutor_options(&model, None, false)?;
-                let r = vidya_core::eval::answer_quality(&tutor, &qa, &opts, limit)?;
-                if json {
-                    out!("{}", serde_json::to_string_pretty(&r)?);
-                } else {
-                    out!("questions asked: {} (skipped {})", r.evaluated, r.skipped);
-                    out!(
-                        "passed (expected phrase and a cited page in the span): {} = {:.3}",
-                        r.passed,
-                        r.pass_rate
-                    );
-                    out!("  contain an expected phrase: {}", r.contains_expected);
-                    out!(
-                        "  cite a page in the expected span: {}",
-                        r.cites_expected_pages
-                    );
-                    out!("  how answers were made: {:?}", r.statuses);
-                    match r.median_ttft_ms {
-                        Some(t) => out!(
-                            "median time to first token: {t:.0} ms; median total: {:.0} ms",
-                            r.median_total_ms
-                        ),
-                        None => out!(
-                            "no model answered (median total {:.0} ms)",
-                            r.median_total_ms
-                        ),
-                    }
-                }
-                return Ok(ExitCode::SUCCESS);
+                return eval_cmd::answers(&tutor, &args, &opts);
             }
-            let r =
-                vidya_core::eval::retrieval_recall(&engine, &qa, k as usize, !no_options, limit)?;
-            if json {
-                out!("{}", serde_json::to_string_pretty(&r)?);
-            } else {
-                out!("questions evaluated: {} (skipped {}: {} not about a book in the library, {} unreadable)", r.evaluated, r.skipped + r.not_in_library, r.not_in_library, r.skipped);
-                out!("page-level recall@{}: {:.3}", r.k, r.recall);
-                out!("page-level MRR@{}:    {:.3}", r.k, r.mrr);
-                for (t, v) in &r.recall_by_qtype {
-                    out!("  recall@{} {t}: {v:.3}", r.k);
-                }
-                out!("median retrieval time: {:.1} ms", r.median_ms);
-            }
-            Ok(ExitCode::SUCCESS)
+            eval_cmd::retrieval(&library, &args)
         }
     }
 }
@@ -456,6 +498,92 @@ fn ask_once(tutor: &Tutor, question: &str, opts: &TutorOptions, json: bool) -> R
         out!("\n(conversation {id}: ask a follow-up with --conversation {id})");
     }
     Ok(a)
+}
+
+/// Prints the pipeline's notes (stages that are off) to stderr, and with `trace` its per-stage
+/// figures to stdout.
+fn print_retrieval(r: &serde_json::Value, trace: bool) -> Result<()> {
+    for n in r["notes"].as_array().into_iter().flatten() {
+        output::err_line(format!("note: {}", n.as_str().unwrap_or_default()));
+    }
+    if !trace || r.is_null() {
+        return Ok(());
+    }
+    out!("\nRetrieval trace:");
+    out!(
+        "  {:<12} {:>9} {:>6} {:>6} {:>11}",
+        "stage",
+        "ms",
+        "in",
+        "out",
+        "tokens"
+    );
+    for s in r["stages"].as_array().into_iter().flatten() {
+        let tokens = match (s["tokens_in"].as_u64(), s["tokens_out"].as_u64()) {
+            (Some(a), Some(b)) => format!("{a} → {b}"),
+            _ => String::new(),
+        };
+        out!(
+            "  {:<12} {:>9.1} {:>6} {:>6} {:>11}",
+            s["stage"].as_str().unwrap_or_default(),
+            s["ms"].as_f64().unwrap_or_default(),
+            s["items_in"],
+            s["items_out"],
+            tokens
+        );
+    }
+    let route = &r["route"];
+    if route["considered"].as_u64().unwrap_or(0) > 0 {
+        out!(
+            "  router: {} of {} chapters searched; closest: {}",
+            route["kept"],
+            route["considered"],
+            route["top"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| format!("{} ({})", t[0].as_str().unwrap_or_default(), t[1]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let g = &r["gate_input"];
+    out!(
+        "  gate: {} (signal {}; dense cosine {}, BM25 coverage {:.2}, reranker {})",
+        if r["gate"]["pass"].as_bool().unwrap_or(false) {
+            "pass"
+        } else {
+            "stopped"
+        },
+        r["gate"]["signal"].as_str().unwrap_or_default(),
+        g["dense"]
+            .as_f64()
+            .map(|x| format!("{x:.3}"))
+            .unwrap_or("-".into()),
+        g["coverage"].as_f64().unwrap_or_default(),
+        g["rerank"]
+            .as_f64()
+            .map(|x| format!("{x:.2}"))
+            .unwrap_or("-".into()),
+    );
+    for (i, c) in r["ranked"].as_array().into_iter().flatten().enumerate() {
+        let f = |k: &str, d: usize| {
+            c[k].as_f64()
+                .map(|x| format!("{x:.d$}"))
+                .unwrap_or_else(|| "-".into())
+        };
+        out!(
+            "  #{} chunk {} (book {}): bm25 {}, dense {}, fused {}, rerank {}",
+            i + 1,
+            c["chunk_id"],
+            c["book_id"],
+            f("bm25", 2),
+            f("dense", 3),
+            f("fused", 4),
+            f("rerank", 2)
+        );
+    }
+    Ok(())
 }
 
 fn chat_cmd(library: &Path, model: &ModelArgs, conversation: Option<i64>) -> Result<ExitCode> {
@@ -626,7 +754,12 @@ fn stats_cmd(library: &Path, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn ingest_cmd(library: &Path, paths: &[PathBuf], title: Option<String>) -> Result<ExitCode> {
+fn ingest_cmd(
+    library: &Path,
+    paths: &[PathBuf],
+    title: Option<String>,
+    no_embed: bool,
+) -> Result<ExitCode> {
     let mut books = Vec::new();
     let mut failed = 0usize;
     for p in paths {
@@ -659,9 +792,15 @@ fn ingest_cmd(library: &Path, paths: &[PathBuf], title: Option<String>) -> Resul
             }
         });
     }
+    let embedder = if no_embed {
+        None
+    } else {
+        index_cmd::embedder_for_ingest()
+    };
     let opts = IngestOptions {
         title,
         cancel: Some(cancel.clone()),
+        embedder: embedder.clone(),
     };
     for src in &books {
         let bar = ProgressBar::new(100);
@@ -698,6 +837,10 @@ fn ingest_cmd(library: &Path, paths: &[PathBuf], title: Option<String>) -> Resul
                 });
             }
             Progress::Indexing => bar.set_message(format!("{name}: chunking")),
+            Progress::Embedding { done, total } => {
+                bar.set_position((done * 100 / total.max(1)) as u64);
+                bar.set_message(format!("{name}: embedding chunk {done}/{total}"));
+            }
             Progress::Writing => bar.set_message(format!("{name}: saving")),
         });
         bar.finish_and_clear();
@@ -736,6 +879,9 @@ fn ingest_cmd(library: &Path, paths: &[PathBuf], title: Option<String>) -> Resul
                 failed += 1;
             }
         }
+    }
+    if let Some(e) = &embedder {
+        index_cmd::sync_dense(&lib, e);
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS

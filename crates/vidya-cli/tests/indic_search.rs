@@ -101,10 +101,18 @@ fn indic_words_are_single_tokens_and_find_their_page() {
             .collect();
         let mut checked = 0;
         for w in found.iter().step_by((found.len() / 12).max(1)) {
-            let hits = engine.retrieve(w, 1, None).unwrap();
-            let (_, chunk) = hits
+            // Word search (BM25) alone: the dense retriever would also find related pages.
+            let cfg = vidya_core::retrieve::PipelineConfig {
+                dense: false,
+                keep: 1,
+                ..vidya_core::retrieve::PipelineConfig::retrieval_only()
+            };
+            let hits = engine.retrieve(w, None, &cfg).unwrap();
+            let best = hits
+                .ranked
                 .first()
                 .unwrap_or_else(|| panic!("{pdf}: «{w}» retrieved nothing"));
+            let chunk = engine.library().chunk(best.chunk_id).unwrap().unwrap();
             let on_page = (chunk.first_page..=chunk.last_page).any(|p| on(p, w));
             assert!(
                 on_page,

@@ -1,15 +1,16 @@
-//! Asking a question: retrieve passages, gate weak matches, compose the extractive answer.
+//! Asking a question: run the retrieval pipeline ([`crate::retrieve`]) and compose the
+//! extractive answer from its pruned passages.
 //!
-//! [`Engine`] holds an open library and its loaded BM25 index so that many questions (a chat,
-//! an eval run) pay the loading cost once.
+//! [`Engine`] holds an open library with its loaded indexes and models so that many questions
+//! (a chat, an eval run) pay the loading cost once.
 
 use crate::answer::extractive::{self, Citation, NOT_FOUND};
 use crate::error::{Result, VidyaError};
-use crate::search::{Bm25Index, Hit};
-use crate::store::{ChunkRecord, Library};
-use crate::text::{estimate_tokens, Tokenizer};
+use crate::retrieve::{Models, PipelineConfig, PipelineResult, Retriever};
+use crate::search::Bm25Index;
+use crate::store::Library;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
@@ -17,24 +18,23 @@ use std::time::Instant;
 /// question; BM25 over thousands of terms only adds noise and time).
 pub const MAX_QUESTION_CHARS: usize = 2000;
 
-/// The relevance gate: the best passage must contain question terms carrying at least this
-/// share of the question's total idf weight, or the answer is "not in your textbooks".
-pub const GATE_MIN_COVERAGE: f32 = 0.35;
-
 /// Options for [`Engine::ask`].
 #[derive(Debug, Clone)]
 pub struct AskOptions {
     /// Only search these books (ids); all books when `None`.
     pub books: Option<Vec<i64>>,
-    /// Passages quoted in the answer.
+    /// Most sources quoted in the answer.
     pub max_citations: usize,
+    /// Stage settings.
+    pub pipeline: PipelineConfig,
 }
 
 impl Default for AskOptions {
     fn default() -> Self {
         Self {
             books: None,
-            max_citations: 3,
+            max_citations: 4,
+            pipeline: PipelineConfig::default(),
         }
     }
 }
@@ -43,9 +43,10 @@ impl Default for AskOptions {
 ///
 /// Stable fields (later versions add fields, never rename these): `answer` (text with `[n]`
 /// markers), `gated` (true when retrieval found nothing relevant and no source is quoted),
-/// `citations` (see [`Citation`]), `context_tokens` (estimated tokens of the quoted text, see
-/// [`estimate_tokens`]), `timings_ms` (wall time per stage in milliseconds: `retrieve`,
-/// `compose`, `total`).
+/// `citations` (see [`Citation`]), `context_tokens` (answer-model tokens of the quoted text,
+/// see [`crate::retrieve::budget`]), `timings_ms` (wall time per stage in milliseconds:
+/// `retrieve`, `compose`, `total`), `retrieval` (the pipeline's per-stage figures, see
+/// [`PipelineResult`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct AskResponse {
     /// Answer text.
@@ -54,18 +55,19 @@ pub struct AskResponse {
     pub gated: bool,
     /// Numbered sources.
     pub citations: Vec<Citation>,
-    /// Estimated tokens of the quoted context.
+    /// Answer-model tokens of the quoted context.
     pub context_tokens: usize,
     /// Milliseconds per stage.
     pub timings_ms: BTreeMap<String, f64>,
+    /// Per-stage figures of the retrieval pipeline.
+    pub retrieval: PipelineResult,
 }
 
-/// An open library with its search index.
+/// An open library with its indexes and models.
 #[derive(Debug)]
 pub struct Engine {
     lib: Library,
-    index: Bm25Index,
-    tokenizer: Tokenizer,
+    retriever: Retriever,
 }
 
 fn ms(since: Instant) -> f64 {
@@ -73,20 +75,20 @@ fn ms(since: Instant) -> f64 {
 }
 
 impl Engine {
-    /// Opens the library in `dir` and loads its BM25 index.
+    /// Opens the library in `dir` with every installed model.
     pub fn open(dir: impl AsRef<Path>) -> Result<Self> {
-        let lib = Library::open(dir)?;
-        Self::from_library(lib)
+        Self::from_library(Library::open(dir)?)
     }
 
-    /// Wraps an open library, loading its BM25 index.
+    /// Wraps an open library, loading its indexes and every installed model.
     pub fn from_library(lib: Library) -> Result<Self> {
-        let index = Bm25Index::load(&lib)?;
-        Ok(Self {
-            lib,
-            index,
-            tokenizer: Tokenizer::new(),
-        })
+        Self::with_models(lib, &Models::load())
+    }
+
+    /// Wraps an open library with the given models.
+    pub fn with_models(lib: Library, models: &Models) -> Result<Self> {
+        let retriever = Retriever::load(&lib, models)?;
+        Ok(Self { lib, retriever })
     }
 
     /// The library.
@@ -96,126 +98,71 @@ impl Engine {
 
     /// The BM25 index.
     pub fn index(&self) -> &Bm25Index {
-        &self.index
+        self.retriever.bm25()
     }
 
-    /// Question terms (cut to [`MAX_QUESTION_CHARS`]). Errors: [`VidyaError::EmptyQuestion`].
-    pub fn question_terms(&self, question: &str) -> Result<Vec<String>> {
+    /// The retrieval pipeline.
+    pub fn retriever(&self) -> &Retriever {
+        &self.retriever
+    }
+
+    /// The question cut to [`MAX_QUESTION_CHARS`]. Errors: [`VidyaError::EmptyQuestion`].
+    pub fn clean_question(question: &str) -> Result<String> {
         let q: String = question.chars().take(MAX_QUESTION_CHARS).collect();
         if q.trim().is_empty() {
             return Err(VidyaError::EmptyQuestion);
         }
-        Ok(self.tokenizer.terms(&q))
+        Ok(q)
     }
 
-    /// The top `k` chunks for `question` with their records.
+    /// Runs the pipeline for `question`.
+    ///
+    /// Errors: [`VidyaError::EmptyQuestion`], [`VidyaError::EmptyLibrary`],
+    /// [`VidyaError::NoSuchBook`] for an unknown book filter, database and model errors.
     pub fn retrieve(
         &self,
         question: &str,
-        k: usize,
         books: Option<&[i64]>,
-    ) -> Result<Vec<(Hit, ChunkRecord)>> {
-        let terms = self.question_terms(question)?;
-        self.retrieve_terms(&terms, k, books)
-    }
-
-    fn retrieve_terms(
-        &self,
-        terms: &[String],
-        k: usize,
-        books: Option<&[i64]>,
-    ) -> Result<Vec<(Hit, ChunkRecord)>> {
-        let mut out = Vec::new();
-        for hit in self.index.search(terms, k, books) {
-            if let Some(rec) = self.lib.chunk(hit.chunk_id)? {
-                out.push((hit, rec));
-            }
-        }
-        Ok(out)
-    }
-
-    /// Share of the question's idf weight found in `chunk_terms` (0..=1).
-    ///
-    /// Only terms written in a script the passage uses count: BM25 cannot match a Hindi word
-    /// against English text, so in "photosynthesis में light reactions क्या हैं?" the Hindi
-    /// words neither help nor hurt an English passage.
-    fn coverage(&self, terms: &[String], passage: &ChunkRecord) -> f32 {
-        use crate::text::script::{script_of, Script};
-        let term_script = |t: &str| t.chars().map(script_of).find(|s| *s != Script::Other);
-        let passage_scripts: HashSet<Script> = passage.text.chars().map(script_of).collect();
-        let q: HashSet<&str> = terms
-            .iter()
-            .map(String::as_str)
-            .filter(|t| term_script(t).is_none_or(|s| passage_scripts.contains(&s)))
-            .collect();
-        let have: HashSet<String> = self.tokenizer.terms(&passage.text).into_iter().collect();
-        let total: f32 = q.iter().map(|t| self.index.idf(t)).sum();
-        if total <= 0.0 {
-            return 0.0;
-        }
-        q.iter()
-            .filter(|t| have.contains(**t))
-            .map(|t| self.index.idf(t))
-            .sum::<f32>()
-            / total
-    }
-
-    /// Answers `question` from the library with quoted, cited sentences.
-    ///
-    /// Errors: [`VidyaError::EmptyQuestion`], [`VidyaError::EmptyLibrary`],
-    /// [`VidyaError::NoSuchBook`] for an unknown book filter, database errors.
-    pub fn ask(&self, question: &str, opts: &AskOptions) -> Result<AskResponse> {
-        self.ask_traced(question, opts).map(|(r, _)| r)
-    }
-
-    /// [`Engine::ask`], also returning the retrieved candidates (for trace logs).
-    pub fn ask_traced(&self, question: &str, opts: &AskOptions) -> Result<(AskResponse, Vec<Hit>)> {
-        let t0 = Instant::now();
-        let terms = self.question_terms(question)?;
-        if self.index.is_empty() {
+        cfg: &PipelineConfig,
+    ) -> Result<PipelineResult> {
+        let q = Self::clean_question(question)?;
+        if self.retriever.bm25().is_empty() {
             return Err(VidyaError::EmptyLibrary);
         }
-        if let Some(books) = &opts.books {
+        if let Some(books) = books {
             for id in books {
                 self.lib.book(*id)?;
             }
         }
+        self.retriever.run(&self.lib, &q, books, cfg)
+    }
+
+    /// Answers `question` from the library with quoted, cited sentences.
+    ///
+    /// Errors: as [`Engine::retrieve`].
+    pub fn ask(&self, question: &str, opts: &AskOptions) -> Result<AskResponse> {
+        let t0 = Instant::now();
+        let result = self.retrieve(question, opts.books.as_deref(), &opts.pipeline)?;
         let mut timings = BTreeMap::new();
+        timings.insert("retrieve".to_string(), ms(t0));
         let t = Instant::now();
-        let hits =
-            self.retrieve_terms(&terms, opts.max_citations.max(1) * 2, opts.books.as_deref())?;
-        timings.insert("retrieve".to_string(), ms(t));
-        let t = Instant::now();
-        let candidates: Vec<Hit> = hits.iter().map(|(h, _)| *h).collect();
-        let gated = hits
-            .first()
-            .is_none_or(|(_, best)| self.coverage(&terms, best) < GATE_MIN_COVERAGE);
-        let (answer, citations) = if gated {
-            (NOT_FOUND.to_string(), Vec::new())
-        } else {
-            let passages: Vec<ChunkRecord> = hits.into_iter().map(|(_, r)| r).collect();
-            let a = extractive::compose(
-                &self.lib,
-                &self.tokenizer,
-                &terms,
-                &passages,
-                &|t| self.index.idf(t),
-                opts.max_citations,
-            )?;
+        let (answer, citations) = if result.gate.pass {
+            let a = extractive::from_passages(&self.lib, &result.passages, opts.max_citations)?;
             (a.answer, a.citations)
+        } else {
+            (NOT_FOUND.to_string(), Vec::new())
         };
         timings.insert("compose".to_string(), ms(t));
         timings.insert("total".to_string(), ms(t0));
-        let context_tokens = citations.iter().map(|c| estimate_tokens(&c.text)).sum();
-        Ok((
-            AskResponse {
-                gated: gated || citations.is_empty(),
-                answer,
-                citations,
-                context_tokens,
-                timings_ms: timings,
-            },
-            candidates,
-        ))
+        let counter = self.retriever.counter();
+        let context_tokens = citations.iter().map(|c| counter.count(&c.text)).sum();
+        Ok(AskResponse {
+            gated: citations.is_empty(),
+            answer,
+            citations,
+            context_tokens,
+            timings_ms: timings,
+            retrieval: result,
+        })
     }
 }

@@ -83,6 +83,12 @@ pub enum VidyaError {
         /// What is missing or damaged.
         detail: String,
     },
+    /// An installed cross-encoder reranker cannot be used.
+    #[error("the reranker cannot be used: {detail}")]
+    RerankerBroken {
+        /// What is wrong and how to fix it.
+        detail: String,
+    },
     /// The question is empty or has no searchable words.
     #[error("the question is empty: type a question with at least one word")]
     EmptyQuestion,
@@ -156,6 +162,7 @@ impl VidyaError {
             Self::PdfiumMissing { .. } => "pdfium_missing",
             Self::EmptyQuestion => "empty_question",
             Self::ModelMissing { .. } => "model_missing",
+            Self::RerankerBroken { .. } => "reranker_broken",
             Self::NoLibrary { .. } => "no_library",
             Self::WrongType { .. } => "wrong_type",
             Self::EmptyLibrary => "empty_library",

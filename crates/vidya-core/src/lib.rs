@@ -5,20 +5,25 @@
 //! for a student's question with BM25 over an Indic-aware tokenizer, and answers with the
 //! textbook's own sentences, each cited by book and printed page.
 //!
-//! Modules follow the pipeline: [`ingest`] (files → pages → chapters → chunks), [`store`] (the
-//! library database), [`text`] (normalisation, tokenizer, sentences), [`search`] (retrieval),
-//! [`answer`] (answer composition), [`ask`] (the question pipeline), [`embed`] (sentence
-//! embeddings with multilingual-e5-small), [`eval`] (retrieval
-//! quality on QA sets), [`native`] (pinned native libraries), [`trace`] (per-turn trace log).
+//! Modules follow the pipeline: [`ingest`] (files → pages → chapters → chunks → vectors),
+//! [`store`] (the library database), [`text`] (normalisation, tokenizer, sentences), [`embed`]
+//! (multilingual-e5-small sentence embeddings) on [`onnx`] (ONNX Runtime), [`search`] (the BM25
+//! and HNSW indexes), [`retrieve`] (the staged pipeline: router, fusion, reranker, gate, token
+//! budget, sentence pruner), [`ask`] (question → pipeline → extractive answer), [`answer`] (the
+//! tutor with a local model), [`eval`] and [`bench`] (measurements), [`native`] (pinned native
+//! libraries), [`trace`] (per-turn trace log).
 
 pub mod answer;
 pub mod ask;
+pub mod bench;
 pub mod embed;
 pub mod error;
 pub mod eval;
 pub mod ingest;
 pub mod native;
+pub mod onnx;
 pub mod paths;
+pub mod retrieve;
 pub mod search;
 pub mod store;
 pub mod text;

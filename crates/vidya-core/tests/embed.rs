@@ -1,10 +1,11 @@
 //! The multilingual-e5-small embedder (needs `cargo xtask setup --models`, which
 //! `cargo xtask test` runs; without the files the tests say so and skip).
 
-use vidya_core::embed::{cosine, model_dirs, Embedder, DIM};
+use vidya_core::embed::{cosine, Embedder, DIM, MODEL_DIR};
+use vidya_core::onnx::model_dirs;
 
 fn installed() -> bool {
-    let ok = model_dirs()
+    let ok = model_dirs(MODEL_DIR)
         .iter()
         .any(|d| d.join("model_int8.onnx").is_file())
         && vidya_core::native::locate("onnxruntime").is_some_and(|l| l.path.is_some());
@@ -73,7 +74,7 @@ fn missing_or_damaged_model_files_name_the_setup_command() {
     let e = Embedder::load_from(dir.path()).unwrap_err();
     assert_eq!(e.kind(), "model_missing");
     assert!(e.to_string().contains("cargo xtask setup --models"), "{e}");
-    let real = model_dirs()
+    let real = model_dirs(MODEL_DIR)
         .into_iter()
         .find(|d| d.join("tokenizer.json").is_file())
         .unwrap();

@@ -113,11 +113,15 @@ pub struct AskResponseData {
     pub context_tokens: usize,
     /// Milliseconds per stage.
     pub timings_ms: std::collections::BTreeMap<String, f64>,
+    /// The retrieval pipeline's per-stage figures ([`crate::retrieve::PipelineResult`]).
+    #[serde(default)]
+    pub retrieval: serde_json::Value,
 }
 
 impl From<AskResponse> for AskResponseData {
     fn from(r: AskResponse) -> Self {
         Self {
+            retrieval: serde_json::to_value(&r.retrieval).unwrap_or_default(),
             answer: r.answer,
             gated: r.gated,
             citations: r.citations,
@@ -316,9 +320,11 @@ impl Tutor {
         let ask_opts = AskOptions {
             books: opts.books.clone(),
             max_citations: opts.max_sources,
+            ..AskOptions::default()
         };
-        let (extractive, hits) = self.engine.ask_traced(&query, &ask_opts)?;
+        let extractive = self.engine.ask(&query, &ask_opts)?;
         let mut base: AskResponseData = extractive.into();
+        let retrieval = base.retrieval.clone();
         base.timings_ms.remove("total");
         if query_source != "question" {
             base.timings_ms.insert("rewrite".into(), rewrite_ms);
@@ -337,11 +343,7 @@ impl Tutor {
             conversation_id: opts.conversation,
             turn_id: None,
         };
-        let candidates: Vec<serde_json::Value> = hits
-            .iter()
-            .map(|h| serde_json::json!({"chunk_id": h.chunk_id, "book_id": h.book_id, "bm25": h.score}))
-            .collect();
-        let mut trace = serde_json::json!({ "candidates": candidates });
+        let mut trace = serde_json::json!({ "retrieval": retrieval });
         if answer.base.gated {
             answer.status = "gated".into();
             answer.base.answer = if lang == "en" {

@@ -7,12 +7,14 @@
 
 pub mod chapters;
 pub mod chunk;
+pub mod documents;
 pub mod docx;
 pub mod page_labels;
 pub mod pdf;
 pub mod plaintext;
 pub mod quality;
 pub mod source;
+pub mod vectors;
 
 use crate::error::{Result, VidyaError};
 use crate::store::{Library, NewBook, NewChapter, NewChunk, NewFile, NewPage};
@@ -47,6 +49,9 @@ pub struct IngestOptions {
     pub title: Option<String>,
     /// Set to true to stop; the ingest then returns [`VidyaError::Cancelled`] and stores nothing.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Embeds every chunk for dense retrieval inside the same transaction; `None` stores the
+    /// book for BM25 only (`vidya reindex` adds the vectors later).
+    pub embedder: Option<Arc<crate::embed::Embedder>>,
 }
 
 /// Progress of one book's ingest.
@@ -69,6 +74,13 @@ pub enum Progress {
     },
     /// Chunking and tokenising.
     Indexing,
+    /// Embedding chunks for dense retrieval.
+    Embedding {
+        /// Chunks embedded so far.
+        done: usize,
+        /// Chunks in the book.
+        total: usize,
+    },
     /// Writing the transaction.
     Writing,
 }
@@ -388,6 +400,7 @@ pub fn ingest_book(
                 token_count: draft.token_count,
                 page_starts: draft.page_starts,
                 text: draft.text,
+                vector: None,
             });
         }
     }
@@ -400,6 +413,21 @@ pub fn ingest_book(
     if cancelled(opts) {
         return Err(VidyaError::Cancelled);
     }
+    let embedding_model = match &opts.embedder {
+        Some(embedder) => {
+            let texts: Vec<&str> = chunks.iter().map(|c| c.text.as_str()).collect();
+            let vectors = embedder.embed_passages_batched(
+                &texts,
+                &mut |done, total| on_progress(Progress::Embedding { done, total }),
+                &|| !cancelled(opts),
+            )?;
+            for (c, v) in chunks.iter_mut().zip(vectors) {
+                c.vector = Some(v);
+            }
+            Some(embedder.model_id())
+        }
+        None => None,
+    };
     for (f, sha) in &extracted {
         for (id, title) in lib.books_with_file(sha)? {
             warnings.push(format!(
@@ -425,6 +453,7 @@ pub fn ingest_book(
         pages,
         chunks,
         warnings: warnings.clone(),
+        embedding_model,
     };
     on_progress(Progress::Writing);
     let inserted = lib.insert_book(&book, || {

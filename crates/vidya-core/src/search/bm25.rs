@@ -109,6 +109,19 @@ impl Bm25Index {
     /// The top `k` chunks for the query terms (duplicates ignored), optionally only from
     /// `books`. Returns hits by descending score; empty when no chunk shares a term.
     pub fn search(&self, query_terms: &[String], k: usize, books: Option<&[i64]>) -> Vec<Hit> {
+        self.search_filtered(query_terms, k, &|_, book| {
+            books.is_none_or(|b| b.contains(&book))
+        })
+    }
+
+    /// The top `k` chunks for the query terms among those for which `allow(chunk id, book id)`
+    /// is true, by descending score.
+    pub fn search_filtered(
+        &self,
+        query_terms: &[String],
+        k: usize,
+        allow: &dyn Fn(i64, i64) -> bool,
+    ) -> Vec<Hit> {
         let mut seen = HashSet::new();
         let distinct: Vec<&str> = query_terms
             .iter()
@@ -125,7 +138,7 @@ impl Bm25Index {
             .into_iter()
             .filter_map(|d| {
                 let book_id = *self.book_of.get(&d.id)?;
-                books.is_none_or(|b| b.contains(&book_id)).then_some(Hit {
+                allow(d.id, book_id).then_some(Hit {
                     chunk_id: d.id,
                     book_id,
                     score: d.score,

@@ -1,5 +1,7 @@
-//! Retrieval stages. For now: BM25 over chunks ([`bm25`]).
+//! Indexes over the library's chunks: BM25 (sparse, [`bm25`]) and HNSW (dense, [`dense`]).
 
 pub mod bm25;
+pub mod dense;
 
-pub use self::bm25::{Bm25Index, Hit};
+pub use bm25::{Bm25Index, Hit};
+pub use dense::{DenseHit, DenseIndex};

@@ -6,6 +6,7 @@
 
 pub mod conversations;
 pub mod schema;
+pub mod vectors;
 
 pub use conversations::{Conversation, Turn};
 
@@ -111,6 +112,8 @@ pub struct NewChunk {
     pub terms: Vec<String>,
     /// Estimated tokens ([`crate::text::estimate_tokens`]).
     pub token_count: usize,
+    /// Dense vector from [`NewBook::embedding_model`] (unit length), when one was computed.
+    pub vector: Option<Vec<f32>>,
 }
 
 /// Everything about one book, ready to be written in one transaction.
@@ -134,6 +137,8 @@ pub struct NewBook {
     pub chunks: Vec<NewChunk>,
     /// Warnings for the teacher.
     pub warnings: Vec<String>,
+    /// The embedder that computed the chunks' vectors ([`crate::embed::Embedder::model_id`]).
+    pub embedding_model: Option<String>,
 }
 
 /// A stored chunk with what a citation needs.
@@ -396,6 +401,7 @@ impl Library {
                 .map_err(err)?;
             }
         }
+        let mut chunk_ids = Vec::with_capacity(book.chunks.len());
         {
             let mut st = tx
                 .prepare("INSERT INTO chunks (book_id, chapter_id, ordinal, first_page, last_page, text, page_starts, terms, term_count, token_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
@@ -414,7 +420,21 @@ impl Library {
                     c.token_count as i64
                 ])
                 .map_err(err)?;
+                chunk_ids.push(tx.last_insert_rowid());
             }
+        }
+        if let Some(model) = &book.embedding_model {
+            let mut st = tx
+                .prepare("INSERT INTO chunk_vectors (chunk_id, model, vector) VALUES (?1, ?2, ?3)")
+                .map_err(err)?;
+            for (id, c) in chunk_ids.iter().zip(&book.chunks) {
+                if let Some(v) = &c.vector {
+                    st.execute(params![id, model, vectors::encode(v)])
+                        .map_err(err)?;
+                }
+            }
+            drop(st);
+            vectors::write_centroids(&tx, model, &chapter_ids).map_err(err)?;
         }
         // Answers cached before this book existed may now be incomplete.
         tx.execute("DELETE FROM answer_cache", []).map_err(err)?;

@@ -95,6 +95,22 @@ pub const MIGRATIONS: &[&str] = &[
         value  INTEGER NOT NULL
     );
     "#,
+    // v3: dense vectors (multilingual-e5-small) per chunk and per chapter (centroids), and
+    // library-wide settings. Vectors are little-endian f32 blobs; `model` names the embedder
+    // that wrote them, so vectors from another model are detected as stale.
+    r#"
+    CREATE TABLE chunk_vectors (
+        chunk_id  INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+        model     TEXT NOT NULL,
+        vector    BLOB NOT NULL
+    );
+    CREATE TABLE chapter_vectors (
+        chapter_id  INTEGER PRIMARY KEY REFERENCES chapters(id) ON DELETE CASCADE,
+        model       TEXT NOT NULL,
+        vector      BLOB NOT NULL
+    );
+    CREATE INDEX chunks_chapter ON chunks(chapter_id);
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -1,0 +1,245 @@
+//! `vidya bench`: per-stage latency over a large synthetic library, and ingest throughput.
+
+use crate::output;
+use anyhow::Result;
+use clap::Subcommand;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use vidya_core::bench::{self, SyntheticSpec};
+use vidya_core::retrieve::rerank::CrossEncoder;
+use vidya_core::retrieve::{Models, PipelineConfig};
+use vidya_core::{Engine, Library, VidyaError};
+
+#[derive(Subcommand)]
+pub enum BenchCmd {
+    /// Per-stage latency (p50/p95 ms) and peak memory over a synthetic library grown from an
+    /// embedded one.
+    Latency {
+        /// A library with embedded books to grow the synthetic one from (e.g. Biology 2e).
+        #[arg(long)]
+        from: PathBuf,
+        /// Folder for the synthetic library (built on first use, reused afterwards).
+        #[arg(long)]
+        work: PathBuf,
+        /// Chunks in the synthetic library.
+        #[arg(long, default_value_t = 100_000)]
+        chunks: usize,
+        /// QA JSONL whose questions are asked (default: the first sentence of source chunks).
+        #[arg(long)]
+        questions: Option<PathBuf>,
+        /// Questions timed.
+        #[arg(long, default_value_t = 200)]
+        n: usize,
+        /// Also time the cross-encoder in this folder (model.onnx, tokenizer.json) over the
+        /// default 30 fused candidates.
+        #[arg(long)]
+        reranker: Option<PathBuf>,
+    },
+    /// Ingest throughput (pages/s, chunks/s, with embedding) of a book into a new library.
+    Ingest {
+        /// The book (file or folder).
+        path: PathBuf,
+        /// Folder for the scratch library (must not exist yet).
+        #[arg(long)]
+        work: PathBuf,
+    },
+}
+
+fn mib(b: Option<u64>) -> String {
+    b.map(|b| format!("{:.0} MiB", b as f64 / 1048576.0))
+        .unwrap_or_else(|| "n/a".into())
+}
+
+fn read_questions(path: &Path, n: usize) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| VidyaError::io(path, e))?;
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v.get("question")?.as_str().map(str::to_string))
+        .take(n)
+        .collect())
+}
+
+fn print_latency(title: &str, rows: &[bench::StageLatency]) -> Result<()> {
+    out!("{title}");
+    out!(
+        "  {:<12} {:>6} {:>9} {:>9}",
+        "stage",
+        "runs",
+        "p50 ms",
+        "p95 ms"
+    );
+    for r in rows {
+        out!(
+            "  {:<12} {:>6} {:>9.1} {:>9.1}",
+            r.stage,
+            r.runs,
+            r.p50_ms,
+            r.p95_ms
+        );
+    }
+    Ok(())
+}
+
+pub fn run(cmd: BenchCmd) -> Result<ExitCode> {
+    match cmd {
+        BenchCmd::Latency {
+            from,
+            work,
+            chunks,
+            questions,
+            n,
+            reranker,
+        } => {
+            let models = Models::load();
+            let embedder = models
+                .embedder
+                .clone()
+                .ok_or_else(|| anyhow::anyhow!("{}", models.notes.join("; ")))?;
+            let src = Library::open_existing(&from)?;
+            let mut dst = Library::open(&work)?;
+            if dst.counts()?.2 == 0 {
+                let bar = ProgressBar::new(1);
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "building synthetic library [{bar:30}] {pos}/{len} books ({eta})",
+                    )
+                    .expect("valid template")
+                    .progress_chars("=> "),
+                );
+                let t = std::time::Instant::now();
+                let spec = SyntheticSpec {
+                    chunks,
+                    ..SyntheticSpec::default()
+                };
+                let written = bench::build_synthetic(
+                    &src,
+                    &mut dst,
+                    &embedder.model_id(),
+                    &spec,
+                    &mut |d, total| {
+                        bar.set_length(total as u64);
+                        bar.set_position(d as u64);
+                    },
+                )?;
+                bar.finish_and_clear();
+                out!(
+                    "synthetic library: {written} chunks written in {:.1} s",
+                    t.elapsed().as_secs_f64()
+                );
+            }
+            let (_, _, stored) = dst.counts()?;
+            let t = std::time::Instant::now();
+            let mut engine = Engine::with_models(dst, &models)?;
+            out!(
+                "library of {stored} chunks loaded in {:.1} s (HNSW {}; index memory {})",
+                t.elapsed().as_secs_f64(),
+                engine
+                    .retriever()
+                    .dense()
+                    .map(|d| format!("{:?}", d.source()).to_lowercase())
+                    .unwrap_or_else(|| "off".into()),
+                mib(engine.retriever().dense().map(|d| d.memory_bytes() as u64))
+            );
+            let qs = match &questions {
+                Some(p) => read_questions(p, n)?,
+                None => src
+                    .all_terms()?
+                    .iter()
+                    .take(n)
+                    .filter_map(|r| src.chunk(r.chunk_id).ok().flatten())
+                    .map(|c| c.text.split(". ").next().unwrap_or_default().to_string())
+                    .collect(),
+            };
+            let cfg = PipelineConfig {
+                rerank: false,
+                ..PipelineConfig::default()
+            };
+            let rows = bench::stage_latency(&engine, &qs, &cfg, 5)?;
+            print_latency(
+                &format!(
+                    "full pipeline without reranker, {} questions over {stored} chunks (retrieval + prune):",
+                    qs.len()
+                ),
+                &rows,
+            )?;
+            if let Some(dir) = reranker {
+                let ce = CrossEncoder::load_from(&dir)?;
+                let with = Models {
+                    reranker: Some(Arc::new(ce)),
+                    ..models.clone()
+                };
+                let lib = Library::open_existing(&work)?;
+                engine = Engine::with_models(lib, &with)?;
+                let cfg = PipelineConfig {
+                    rerank_top: 20,
+                    ..PipelineConfig::default()
+                };
+                let rows = bench::stage_latency(&engine, &qs, &cfg, 3)?;
+                print_latency(
+                    &format!(
+                        "with the cross-encoder at {} over 20 candidates:",
+                        dir.display()
+                    ),
+                    &rows,
+                )?;
+            }
+            out!(
+                "peak resident memory of this process: {}",
+                mib(bench::peak_rss_bytes())
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        BenchCmd::Ingest { path, work } => {
+            if work.exists() {
+                return Err(VidyaError::BadOption(format!(
+                    "{} exists: give a new folder for the scratch library",
+                    work.display()
+                ))
+                .into());
+            }
+            let mut lib = Library::open(&work)?;
+            let embedder = crate::index_cmd::embedder_for_ingest();
+            let opts = vidya_core::ingest::IngestOptions {
+                embedder: embedder.clone(),
+                ..Default::default()
+            };
+            let t0 = std::time::Instant::now();
+            let mut embed_start = None;
+            let (mut pages, mut chunks) = (0, 0);
+            for src in vidya_core::ingest::plan(&path)? {
+                let r = vidya_core::ingest::ingest_book(&mut lib, &src, &opts, &mut |p| {
+                    if matches!(p, vidya_core::ingest::Progress::Embedding { done: 0, .. })
+                        || (embed_start.is_none()
+                            && matches!(p, vidya_core::ingest::Progress::Embedding { .. }))
+                    {
+                        embed_start.get_or_insert_with(std::time::Instant::now);
+                    }
+                })?;
+                pages += r.pages;
+                chunks += r.chunks;
+            }
+            let total = t0.elapsed().as_secs_f64();
+            out!(
+                "ingested {pages} pages, {chunks} chunks in {total:.1} s: {:.1} pages/s, {:.1} chunks/s (embedding {})",
+                pages as f64 / total,
+                chunks as f64 / total,
+                if embedder.is_some() { "on" } else { "off" }
+            );
+            if let Some(t) = embed_start {
+                let e = t.elapsed().as_secs_f64();
+                out!(
+                    "  of which embedding (and writing) took about {e:.1} s ({:.1} chunks/s)",
+                    chunks as f64 / e
+                );
+            }
+            out!(
+                "peak resident memory of this process: {}",
+                mib(bench::peak_rss_bytes())
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

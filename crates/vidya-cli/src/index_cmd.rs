@@ -1,0 +1,94 @@
+//! `vidya reindex` and the dense-index upkeep after `vidya ingest` / `vidya remove`.
+
+use crate::output;
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use vidya_core::embed::Embedder;
+use vidya_core::search::DenseIndex;
+use vidya_core::{Library, VidyaError};
+
+/// The embedder for `vidya ingest`, or `None` with a note when the models are not installed
+/// (the book is then stored for BM25 and `vidya reindex` adds its vectors later).
+pub fn embedder_for_ingest() -> Option<Arc<Embedder>> {
+    match Embedder::load() {
+        Ok(e) => Some(Arc::new(e)),
+        Err(e) => {
+            output::err_line(format!(
+                "note: books are stored for word search only: {e}. Then run `vidya reindex`."
+            ));
+            None
+        }
+    }
+}
+
+/// Brings the HNSW index up to date after books were added (best effort: a failure is
+/// reported and the next question rebuilds it).
+pub fn sync_dense(lib: &Library, embedder: &Embedder) {
+    let model = embedder.model_id();
+    match lib.missing_vector_count(&model) {
+        Ok(0) => {
+            if let Err(e) = DenseIndex::open(lib, &model, vidya_core::embed::DIM) {
+                output::err_line(format!("note: {e}"));
+            }
+        }
+        Ok(n) => output::err_line(format!(
+            "note: {n} chunk(s) of earlier books have no dense vectors; run `vidya reindex` to add them"
+        )),
+        Err(e) => output::err_line(format!("note: {e}")),
+    }
+}
+
+/// `vidya reindex [--force]`.
+pub fn reindex_cmd(library: &Path, force: bool) -> Result<ExitCode> {
+    let mut lib = Library::open_existing(library)?;
+    let embedder = Embedder::load()?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let c = cancel.clone();
+        let _ = ctrlc::set_handler(move || {
+            if c.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    }
+    let bar = ProgressBar::new(1);
+    bar.set_style(
+        ProgressStyle::with_template("embedding chunks [{bar:30}] {pos}/{len} ({eta})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let result = vidya_core::ingest::vectors::reindex(
+        &mut lib,
+        &embedder,
+        force,
+        Some(&cancel),
+        &mut |done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        },
+    );
+    bar.finish_and_clear();
+    match result {
+        Ok(r) => {
+            out!(
+                "Embedded {} chunk(s) with {} in {:.1} s; the vector index holds {}.",
+                r.embedded,
+                r.model,
+                r.seconds,
+                r.indexed
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(VidyaError::Cancelled) => {
+            output::err_line(
+                "stopped: the chunks embedded so far are kept; run `vidya reindex` again to finish.",
+            );
+            Ok(ExitCode::from(130))
+        }
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,91 @@
+//! ONNX Runtime, shared by every model Vidya runs (the embedder, the cross-encoder reranker).
+//!
+//! ONNX Runtime is loaded dynamically (`ort` with `load-dynamic`) from the library pinned in
+//! `resources/manifest.toml`, by absolute path, so that a stale copy elsewhere on the machine
+//! never wins. ONNX Runtime allows one environment per process: it is created on first use and
+//! shared by every session.
+
+use crate::error::{Result, VidyaError};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Threads one model session uses for one run (the target laptops have 2–4 cores).
+pub const INTRA_THREADS: usize = 2;
+
+/// A [`VidyaError::ModelMissing`] with `detail`.
+pub(crate) fn missing(detail: impl Into<String>) -> VidyaError {
+    VidyaError::ModelMissing {
+        detail: detail.into(),
+    }
+}
+
+/// The process's ONNX Runtime environment, created on first use from the pinned library.
+///
+/// Errors: [`VidyaError::ModelMissing`] when the manifest has no ONNX Runtime for this
+/// platform, the library is not installed, or it cannot be loaded.
+pub fn environment() -> Result<&'static ort::environment::Environment> {
+    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> =
+        OnceLock::new();
+    ENV.get_or_init(|| {
+        let located = crate::native::locate("onnxruntime")
+            .ok_or("resources/manifest.toml has no ONNX Runtime for this platform")?;
+        let lib = located
+            .path
+            .ok_or_else(|| format!("{} is not installed", located.entry.file))?;
+        init(&lib)
+    })
+    .as_ref()
+    .map_err(|e| missing(e.clone()))
+}
+
+fn init(lib: &Path) -> std::result::Result<ort::environment::Environment, String> {
+    ort::init_from(lib)
+        .map_err(|e| format!("{} could not be loaded ({e})", lib.display()))?
+        .with_name("vidya")
+        .build()
+        .map_err(|e| format!("ONNX Runtime did not start ({e})"))
+}
+
+/// Opens an ONNX model file as a session with [`INTRA_THREADS`] threads.
+///
+/// Errors: [`VidyaError::ModelMissing`] naming the file when it is damaged or not a model.
+pub fn session(model: &Path) -> Result<ort::session::Session> {
+    let env = environment()?;
+    // Inputs vary in length from run to run: ONNX Runtime's memory pattern cache and CPU
+    // arena would keep the largest allocation of every shape (1.4–2.2 GB resident while
+    // embedding Biology 2e), so both are off and memory is returned after each run.
+    ort::session::Session::builder(env)
+        .and_then(|b| b.with_intra_threads(INTRA_THREADS).map_err(Into::into))
+        .and_then(|b| b.with_memory_pattern(false).map_err(Into::into))
+        .and_then(|b| {
+            b.with_execution_providers([ort::ep::CPU::default()
+                .with_arena_allocator(false)
+                .build()])
+                .map_err(Into::into)
+        })
+        .and_then(|mut b| b.commit_from_file(model))
+        .map_err(|e| missing(format!("{} is damaged ({e})", model.display())))
+}
+
+/// Where a model folder named `name` is looked for, in order: `$VIDYA_MODELS_DIR/<name>`, next
+/// to the executable (`resources/models/<name>`, `../lib/vidya/models/<name>`), and the source
+/// checkout's `resources/models/<name>`.
+pub fn model_dirs(name: &str) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(d) = std::env::var_os("VIDYA_MODELS_DIR").filter(|d| !d.is_empty()) {
+        dirs.push(PathBuf::from(d).join(name));
+    }
+    if let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        dirs.push(exe_dir.join("resources/models").join(name));
+        dirs.push(exe_dir.join("../lib/vidya/models").join(name));
+    }
+    dirs.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../resources/models")
+            .join(name),
+    );
+    dirs
+}

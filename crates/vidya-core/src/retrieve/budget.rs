@@ -1,0 +1,190 @@
+//! Stage 3, the token budget: keeps the reranked chunks, best first, while they fit a hard
+//! budget of answer-model tokens.
+//!
+//! Tokens are counted with the answer model's own tokenizer (`tokenizers`, the Llama 3.2
+//! `tokenizer.json`, the family of the default model `llama3.2:3b`; provisioned by
+//! `cargo xtask setup --models` into `resources/models/llama-3.2-tokenizer/`). When that file
+//! is missing the count falls back to [`crate::text::estimate_tokens`] and says so.
+//!
+//! The first chunk is always kept: when it alone is over the budget it is cut after its last
+//! whole sentence that fits.
+
+use crate::error::Result;
+use crate::onnx::missing;
+use crate::store::ChunkRecord;
+use crate::text::{estimate_tokens, split_sentences};
+use serde::Serialize;
+use std::path::Path;
+
+/// Default budget (answer-model tokens): a school laptop reads a prompt at 18–30 tokens/s, so
+/// 512 tokens of context cost 17–28 s before the first word.
+pub const DEFAULT_BUDGET: usize = 512;
+/// Folder of the answer model's tokenizer under `resources/models/`.
+pub const TOKENIZER_DIR: &str = "llama-3.2-tokenizer";
+
+/// Counts answer-model tokens.
+pub struct TokenCounter {
+    tokenizer: Option<tokenizers::Tokenizer>,
+}
+
+impl std::fmt::Debug for TokenCounter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenCounter")
+            .field("exact", &self.is_exact())
+            .finish()
+    }
+}
+
+impl TokenCounter {
+    /// Loads the tokenizer from the first of [`crate::onnx::model_dirs`]`(TOKENIZER_DIR)` that
+    /// has a `tokenizer.json`; without one, counts are estimates.
+    ///
+    /// Errors: [`crate::VidyaError::ModelMissing`] when the file is there but damaged.
+    pub fn load() -> Result<Self> {
+        match crate::onnx::model_dirs(TOKENIZER_DIR)
+            .into_iter()
+            .map(|d| d.join("tokenizer.json"))
+            .find(|p| p.is_file())
+        {
+            Some(p) => Self::load_from(&p),
+            None => Ok(Self::estimate()),
+        }
+    }
+
+    /// Loads `tokenizer.json` at `path`. Errors: [`crate::VidyaError::ModelMissing`].
+    pub fn load_from(path: &Path) -> Result<Self> {
+        let tokenizer = tokenizers::Tokenizer::from_file(path)
+            .map_err(|e| missing(format!("{} is damaged ({e})", path.display())))?;
+        Ok(Self {
+            tokenizer: Some(tokenizer),
+        })
+    }
+
+    /// A counter that estimates (no tokenizer file).
+    pub fn estimate() -> Self {
+        Self { tokenizer: None }
+    }
+
+    /// True when counts come from the answer model's tokenizer.
+    pub fn is_exact(&self) -> bool {
+        self.tokenizer.is_some()
+    }
+
+    /// Tokens of `text` (without special tokens).
+    pub fn count(&self, text: &str) -> usize {
+        match &self.tokenizer {
+            Some(t) => t
+                .encode_fast(text, false)
+                .map(|e| e.len())
+                .unwrap_or_else(|_| estimate_tokens(text)),
+            None => estimate_tokens(text),
+        }
+    }
+}
+
+/// What the budget did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BudgetReport {
+    /// Tokens of all chunks given.
+    pub tokens_in: usize,
+    /// Tokens of the chunks kept.
+    pub tokens_out: usize,
+    /// Chunks kept.
+    pub kept: usize,
+    /// True when the first chunk was cut to fit.
+    pub cut_first: bool,
+    /// True when counted with the answer model's tokenizer.
+    pub exact: bool,
+}
+
+/// Keeps `chunks` (best first) while they fit `budget` tokens.
+pub fn enforce(
+    chunks: Vec<ChunkRecord>,
+    budget: usize,
+    counter: &TokenCounter,
+) -> (Vec<ChunkRecord>, BudgetReport) {
+    let counts: Vec<usize> = chunks.iter().map(|c| counter.count(&c.text)).collect();
+    let mut report = BudgetReport {
+        tokens_in: counts.iter().sum(),
+        exact: counter.is_exact(),
+        ..Default::default()
+    };
+    let mut kept = Vec::new();
+    for (i, (mut chunk, n)) in chunks.into_iter().zip(counts).enumerate() {
+        if report.tokens_out + n <= budget {
+            report.tokens_out += n;
+            kept.push(chunk);
+            continue;
+        }
+        if i == 0 {
+            let cut = cut_to_fit(&chunk.text, budget, counter);
+            chunk.text.truncate(cut);
+            chunk.page_starts.retain(|(o, _)| *o < cut.max(1));
+            report.tokens_out = counter.count(&chunk.text);
+            report.cut_first = true;
+            kept.push(chunk);
+        }
+        break;
+    }
+    report.kept = kept.len();
+    (kept, report)
+}
+
+/// Byte length of the longest prefix of whole sentences of `text` within `budget` tokens (at
+/// least the first sentence, itself cut at a character boundary when needed).
+fn cut_to_fit(text: &str, budget: usize, counter: &TokenCounter) -> usize {
+    let mut end = 0;
+    for s in split_sentences(text) {
+        if counter.count(&text[..s.end]) > budget {
+            break;
+        }
+        end = s.end;
+    }
+    if end == 0 {
+        // One sentence longer than the budget: keep as many characters as fit.
+        let mut lo = 0;
+        for (i, _) in text.char_indices() {
+            if counter.count(&text[..i]) > budget {
+                break;
+            }
+            lo = i;
+        }
+        end = lo;
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(id: i64, text: &str) -> ChunkRecord {
+        ChunkRecord {
+            id,
+            book_id: 1,
+            book_title: "B".into(),
+            chapter_title: "C".into(),
+            text: text.into(),
+            page_starts: vec![(0, 0)],
+            first_page: 0,
+            last_page: 0,
+        }
+    }
+
+    #[test]
+    fn keeps_chunks_in_order_while_they_fit_and_cuts_an_oversized_first() {
+        let counter = TokenCounter::estimate();
+        let s = "Photosynthesis makes sugar from light. ";
+        let a = chunk(1, &s.repeat(5));
+        let b = chunk(2, &s.repeat(5));
+        let per = counter.count(&a.text);
+        let (kept, r) = enforce(vec![a.clone(), b.clone()], per * 2, &counter);
+        assert_eq!(kept.len(), 2);
+        let (kept, r2) = enforce(vec![a.clone(), b], per + 3, &counter);
+        assert_eq!(kept.len(), 1);
+        assert!(r2.tokens_out <= per + 3 && r.tokens_in == per * 2);
+        let (kept, r3) = enforce(vec![a], per / 2, &counter);
+        assert!(r3.cut_first && r3.tokens_out <= per / 2);
+        assert!(kept[0].text.trim_end().ends_with('.'), "{}", kept[0].text);
+    }
+}
