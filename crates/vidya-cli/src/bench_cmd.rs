@@ -93,14 +93,46 @@ pub fn run(cmd: BenchCmd) -> Result<ExitCode> {
             n,
             reranker,
         } => {
+            if chunks == 0 || n == 0 {
+                return Err(
+                    VidyaError::BadOption("--chunks and --n must be at least 1".into()).into(),
+                );
+            }
+            let reranker = match reranker {
+                Some(dir) if !dir.is_dir() => {
+                    return Err(VidyaError::BadOption(format!(
+                        "--reranker {}: there is no such folder",
+                        dir.display()
+                    ))
+                    .into())
+                }
+                Some(dir) => Some((CrossEncoder::load_from(&dir)?, dir)),
+                None => None,
+            };
             let models = Models::load();
             let embedder = models
                 .embedder
                 .clone()
                 .ok_or_else(|| anyhow::anyhow!("{}", models.notes.join("; ")))?;
             let src = Library::open_existing(&from)?;
+            if src.missing_vector_count(&embedder.model_id())? > 0 {
+                return Err(VidyaError::BadOption(format!(
+                    "the source library {} has chunks without vectors: run `vidya --library {} reindex` first",
+                    from.display(),
+                    from.display()
+                ))
+                .into());
+            }
             let mut dst = Library::open(&work)?;
-            if dst.counts()?.2 == 0 {
+            let stored = dst.counts()?.2;
+            if stored > 0 && stored as usize != chunks {
+                return Err(VidyaError::BadOption(format!(
+                    "{} holds a synthetic library of {stored} chunks, not {chunks}: give a new --work folder",
+                    work.display()
+                ))
+                .into());
+            }
+            if stored == 0 {
                 let bar = ProgressBar::new(1);
                 bar.set_style(
                     ProgressStyle::with_template(
@@ -165,8 +197,7 @@ pub fn run(cmd: BenchCmd) -> Result<ExitCode> {
                 ),
                 &rows,
             )?;
-            if let Some(dir) = reranker {
-                let ce = CrossEncoder::load_from(&dir)?;
+            if let Some((ce, dir)) = reranker {
                 let with = Models {
                     reranker: Some(Arc::new(ce)),
                     ..models.clone()
@@ -200,6 +231,7 @@ pub fn run(cmd: BenchCmd) -> Result<ExitCode> {
                 ))
                 .into());
             }
+            let books = vidya_core::ingest::plan(&path)?;
             let mut lib = Library::open(&work)?;
             let embedder = crate::index_cmd::embedder_for_ingest();
             let opts = vidya_core::ingest::IngestOptions {
@@ -209,7 +241,7 @@ pub fn run(cmd: BenchCmd) -> Result<ExitCode> {
             let t0 = std::time::Instant::now();
             let mut embed_start = None;
             let (mut pages, mut chunks) = (0, 0);
-            for src in vidya_core::ingest::plan(&path)? {
+            for src in books {
                 let r = vidya_core::ingest::ingest_book(&mut lib, &src, &opts, &mut |p| {
                     if matches!(p, vidya_core::ingest::Progress::Embedding { done: 0, .. })
                         || (embed_start.is_none()

@@ -61,6 +61,9 @@ fn opt(v: Option<f64>, digits: usize) -> String {
 
 /// Retrieval eval: `--qa` over the library's books, or `--beir`.
 pub fn retrieval(library: &Path, args: &EvalArgs) -> Result<ExitCode> {
+    if args.limit == Some(0) {
+        return Err(VidyaError::BadOption("--limit must be at least 1".into()).into());
+    }
     if let Some(dir) = &args.beir {
         return beir_cmd(library, dir, args);
     }
@@ -87,6 +90,9 @@ pub fn retrieval(library: &Path, args: &EvalArgs) -> Result<ExitCode> {
     }
     for n in &r.notes {
         output::err_line(format!("note: {n}"));
+    }
+    if args.configs.is_none() && !engine.retriever().has_reranker() {
+        output::err_line("note: hybrid+router+rerank is left out: no cross-encoder is installed (`cargo xtask setup --reranker-from <folder>`)");
     }
     let n = r.configs.first().map(|c| c.evaluated).unwrap_or(0);
     out!("questions: {n} (skipped {})", r.skipped);
@@ -129,7 +135,7 @@ pub fn retrieval(library: &Path, args: &EvalArgs) -> Result<ExitCode> {
         );
     }
     out!("router = share of questions whose answer chapter the router dropped; kept = mean share of chapters searched; budget50/pruned50/pruned95 = answer-model tokens (median, 95th percentile); retention = answer still in the context after pruning");
-    if let Some(g) = &r.gate {
+    if let Some(g) = r.gate.as_ref().filter(|g| g.unanswerable > 0) {
         out!(
             "gate: accuracy {:.3} over {} answerable + {} unanswerable (passes {:.3} of answerable, stops {:.3} of unanswerable)",
             g.accuracy,

@@ -527,8 +527,8 @@ fn print_retrieval(r: &serde_json::Value, trace: bool) -> Result<()> {
             "  {:<12} {:>9.1} {:>6} {:>6} {:>11}",
             s["stage"].as_str().unwrap_or_default(),
             s["ms"].as_f64().unwrap_or_default(),
-            s["items_in"],
-            s["items_out"],
+            s["items_in"].as_u64().unwrap_or_default(),
+            s["items_out"].as_u64().unwrap_or_default(),
             tokens
         );
     }
@@ -542,7 +542,11 @@ fn print_retrieval(r: &serde_json::Value, trace: bool) -> Result<()> {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .map(|t| format!("{} ({})", t[0].as_str().unwrap_or_default(), t[1]))
+                .map(|t| format!(
+                    "{} ({:.3})",
+                    t[0].as_str().unwrap_or_default(),
+                    t[1].as_f64().unwrap_or_default()
+                ))
                 .collect::<Vec<_>>()
                 .join(", ")
         );

@@ -192,11 +192,28 @@ pub fn select_configs(names: Option<&str>, has_reranker: bool) -> Result<Vec<Nam
     let Some(names) = names else {
         return Ok(all);
     };
-    names
+    let picked: Vec<&str> = names
         .split(',')
         .map(str::trim)
         .filter(|n| !n.is_empty())
+        .collect();
+    if picked.is_empty() {
+        return Err(VidyaError::BadOption(format!(
+            "--configs is empty: name one or more of {}",
+            all.iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    picked
+        .into_iter()
         .map(|n| {
+            if n == "hybrid+router+rerank" && !has_reranker {
+                return Err(VidyaError::BadOption(
+                    "hybrid+router+rerank needs an installed cross-encoder: install one with `cargo xtask setup --reranker-from <folder>` (no registry carries reranker weights)".into(),
+                ));
+            }
             all.iter().find(|c| c.name == n).cloned().ok_or_else(|| {
                 VidyaError::BadOption(format!(
                     "unknown configuration '{n}': use {}",
