@@ -59,11 +59,9 @@ fn streams_a_checked_answer_whose_citations_resolve_to_real_pages() {
     assert!(r["timings_ms"]["ttft"].as_f64().is_some());
     let library = vidya_core::Library::open(lib.path()).unwrap();
     let cits = r["citations"].as_array().unwrap();
-    for n in [1, 2] {
-        let c = cits
-            .iter()
-            .find(|c| c["n"] == n)
-            .expect("cited source was given");
+    // The pipeline's budget and pruner decide how many sources there are (one or more).
+    assert!(!cits.is_empty());
+    for c in cits {
         // The cited page holds the quoted source text.
         let label: usize = c["page_label"].as_str().unwrap().parse().unwrap();
         let ordinal = 23 + (label - 152); // chapter 8 starts on printed page 152, after 23 pages of chapter 7
@@ -113,11 +111,11 @@ fn invented_citation_removed_echo_replaced_refusal_stripped() {
         .unwrap()
         .starts_with("From your textbook:"));
 
-    server.set(reply("The light-dependent reactions make ATP and NADPH [2]. I could not find this in your textbook."));
+    server.set(reply("The light-dependent reactions make ATP and NADPH [1]. I could not find this in your textbook."));
     let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
     assert_eq!(
         r["answer"],
-        "The light-dependent reactions make ATP and NADPH [2]."
+        "The light-dependent reactions make ATP and NADPH [1]."
     );
     assert_eq!(r["postcheck"]["refusal"], "stripped");
 
@@ -444,7 +442,7 @@ fn trace_log_records_each_turn() {
     let t: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(t["question"], Q);
     assert_eq!(t["status"], "answered");
-    assert!(t["candidates"].as_array().unwrap().len() >= 2);
+    assert!(t["retrieval"]["ranked"].as_array().unwrap().len() >= 2);
     assert!(t["prompt_tokens_estimate"].as_u64().unwrap() > 50);
     assert!(t["generated"]["ttft_ms"].as_f64().is_some());
     assert!(t["timings_ms"]["total"].as_f64().is_some());
