@@ -527,7 +527,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(TOKENIZER_FILE), "{}").unwrap();
         let e = CrossEncoder::load_from(dir.path()).unwrap_err();
-        assert_eq!(e.kind(), "model_missing");
+        assert_eq!(e.kind(), "reranker_broken");
         assert!(e.to_string().contains("it has no model.onnx"), "{e}");
         assert!(e.to_string().contains("--reranker-from"), "{e}");
     }
