@@ -4,18 +4,11 @@
 mod common;
 use common::*;
 
+#[path = "../../vidya-core/tests/support/mod.rs"]
+mod support;
+
 fn models_installed() -> bool {
-    let ok = vidya_core::embed::Embedder::load().is_ok();
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install the models (cargo xtask setup --models)"
-        );
-        eprintln!(
-            "skipped: the retrieval model is not installed (run `cargo xtask setup --models`)"
-        );
-    }
-    ok
+    support::installed_models().is_some()
 }
 
 /// The stage names of the trace table (first word of each row under its header).

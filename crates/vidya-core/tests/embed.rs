@@ -1,20 +1,13 @@
 //! The multilingual-e5-small embedder (needs `cargo xtask setup --models`, which
-//! `cargo xtask test` runs; without the files the tests say so and skip).
+//! `cargo xtask test` runs; without the files the tests say so and skip, except under CI).
 
 use vidya_core::embed::{cosine, Embedder, DIM, MODEL_DIR};
 use vidya_core::onnx::model_dirs;
 
+mod support;
+
 fn installed() -> bool {
-    let ok = model_dirs(MODEL_DIR)
-        .iter()
-        .any(|d| d.join("model_int8.onnx").is_file())
-        && vidya_core::native::locate("onnxruntime").is_some_and(|l| l.path.is_some());
-    if !ok {
-        eprintln!(
-            "skipped: the retrieval model is not installed (run `cargo xtask setup --models`)"
-        );
-    }
-    ok
+    support::installed_models().is_some()
 }
 
 #[test]

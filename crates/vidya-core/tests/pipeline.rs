@@ -10,26 +10,14 @@ use vidya_core::retrieve::{Models, PipelineConfig};
 use vidya_core::search::dense::IndexSource;
 use vidya_core::{Engine, Library, VidyaError};
 
+mod support;
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
 }
 
 fn models() -> Option<Models> {
-    static M: OnceLock<Option<Models>> = OnceLock::new();
-    M.get_or_init(|| {
-        let m = Models::load();
-        if m.embedder.is_none() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must install the models: {:?}",
-                m.notes
-            );
-            eprintln!("skipped: {:?}", m.notes);
-            return None;
-        }
-        Some(m)
-    })
-    .clone()
+    support::installed_models()
 }
 
 fn ingest_into(lib: &mut Library, path: &Path, embedder: Option<Arc<Embedder>>) -> i64 {
@@ -356,18 +344,10 @@ fn without_models_the_pipeline_falls_back_to_words_and_says_so() {
 #[test]
 fn an_installed_cross_encoder_reorders_the_candidates_and_decides_the_gate() {
     let Some(dir) = sample() else { return };
-    let graphs = std::env::var_os("VIDYA_TEST_MODELS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-models"));
-    let overlap = graphs.join("overlap");
-    if !overlap.join("model.onnx").is_file() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must generate the test graphs"
-        );
-        eprintln!("skipped: no test cross-encoder (run `cargo xtask setup --test-models`)");
+    let Some(graphs) = support::test_graphs() else {
         return;
-    }
+    };
+    let overlap = graphs.join("overlap");
     let ce = vidya_core::retrieve::rerank::CrossEncoder::load_from(&overlap).unwrap();
     let with = Models {
         reranker: Some(Arc::new(ce)),

@@ -12,40 +12,16 @@
 //! they fail.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 use vidya_core::onnx::model_dirs;
 use vidya_core::retrieve::rerank::{CrossEncoder, BATCH, RERANKER_DIR};
 
-/// The folder of the generated test graphs, or `None` (after saying why) when they are absent.
-fn test_models() -> Option<PathBuf> {
-    let dir = std::env::var_os("VIDYA_TEST_MODELS")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-models"));
-    let graphs = ["overlap", "minilm-shape"]
-        .iter()
-        .all(|m| dir.join(m).join("model.onnx").is_file());
-    let runtime = vidya_core::native::locate("onnxruntime").is_some_and(|l| l.path.is_some());
-    if graphs && runtime {
-        return Some(dir);
-    }
-    let why = if graphs {
-        "ONNX Runtime is not installed".to_string()
-    } else {
-        format!("the cross-encoder test graphs are not in {}", dir.display())
-    };
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{why}: CI must run `cargo xtask setup --test-models` (`cargo xtask test` does) before the tests"
-    );
-    eprintln!("skipped: {why}; run `cargo xtask setup --test-models`");
-    None
-}
+mod support;
 
 macro_rules! models_or_skip {
     () => {
-        match test_models() {
+        match support::test_graphs() {
             Some(dir) => dir,
             None => return,
         }
