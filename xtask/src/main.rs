@@ -101,6 +101,13 @@ struct NpmFile {
     dir: String,
     file: String,
     sha256: String,
+    /// The folder under `resources/` (`models` unless the entry says otherwise, e.g. `fonts`).
+    #[serde(default = "models_folder")]
+    under: String,
+}
+
+fn models_folder() -> String {
+    "models".into()
 }
 
 /// Fetches every `[[npm_file]]` with `npm pack` (the npm registry), checks the tarball's and
@@ -109,7 +116,11 @@ fn provide_npm_files(root: &Path, force: bool) -> Result<()> {
     let manifest = manifest(root)?;
     let dl_dir = root.join("target/xtask-downloads/npm");
     for f in &manifest.npm_file {
-        let dest = root.join("resources/models").join(&f.dir).join(&f.file);
+        let dest = root
+            .join("resources")
+            .join(&f.under)
+            .join(&f.dir)
+            .join(&f.file);
         if verified(&dest, &f.sha256) && !force {
             println!(
                 "setup: {} present and verified ({})",
@@ -142,7 +153,7 @@ fn provide_npm_files(root: &Path, force: bool) -> Result<()> {
                 f.tarball_sha256
             );
         }
-        let out = dl_dir.join(format!("{}-extract", f.dir));
+        let out = dl_dir.join(format!("{}-{}-extract", f.dir, f.file));
         let _ = fs::remove_dir_all(&out);
         fs::create_dir_all(&out)?;
         let mut tar = Command::new("tar");

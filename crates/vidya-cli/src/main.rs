@@ -172,12 +172,17 @@ enum Command {
     Eval {
         /// QA JSONL file whose records have source.pdf_file and source.pdf_pages (page-level
         /// eval of the library's books).
-        #[arg(long, required_unless_present = "beir", conflicts_with = "beir")]
+        #[arg(long, required_unless_present_any = ["beir", "extraction"], conflicts_with = "beir")]
         qa: Option<PathBuf>,
         /// A BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv): its corpus is stored in
         /// the --library as one book (embedded once) and nDCG@10 is measured.
         #[arg(long)]
         beir: Option<PathBuf>,
+        /// A folder of PDFs with NAME.groundtruth*.txt beside them: print each PDF's character
+        /// error rate (CER) before and after Vidya's Indic repairs and legacy-font conversion.
+        /// Needs no library.
+        #[arg(long, conflicts_with_all = ["qa", "beir"])]
+        extraction: Option<PathBuf>,
         /// With --beir: another queries.jsonl (e.g. English questions over a Hindi corpus).
         #[arg(long, requires = "beir")]
         queries: Option<PathBuf>,
@@ -379,6 +384,11 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
         Command::Stats { json } => stats_cmd(&library, json),
         Command::Doctor { json, host, model } => doctor_cmd(&library, json, host, model),
         Command::Eval {
+            extraction: Some(dir),
+            json,
+            ..
+        } => eval_cmd::extraction(&dir, json),
+        Command::Eval {
             qa,
             beir,
             queries,
@@ -394,6 +404,7 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             gate_coverage,
             model,
             json,
+            extraction: None,
         } => {
             let args = eval_cmd::EvalArgs {
                 tune: eval_cmd::Tune {

@@ -271,7 +271,9 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
     assert!(!r["citations"].as_array().unwrap().is_empty());
     let o = run(lib.path(), &["ask", Q, "--host", &down]);
     ok(&o);
-    assert!(stdout(&o).contains("Note: The tutor could not write an answer: Ollama is not running"));
+    assert!(stdout(&o).contains(
+        "Note: The quotes above are your textbook's answer; the tutor could not write one of its own: Ollama is not running"
+    ));
 
     let server = TestServer::start(Behaviour {
         models: vec!["qwen2.5:1.5b".into()],
@@ -305,7 +307,7 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
     assert!(r["note"]
         .as_str()
         .unwrap()
-        .contains("could not write an answer"));
+        .contains("could not write one of its own"));
 
     // The model stops mid-answer: what arrived is kept and marked incomplete.
     server.set(Behaviour {

@@ -39,6 +39,14 @@ pub enum VidyaError {
         /// The file.
         path: PathBuf,
     },
+    /// Every page with text is typed in a legacy (non-Unicode) font Vidya cannot convert.
+    #[error("this PDF is typed in the old {font} font, which Vidya cannot convert to Unicode yet: {path}. Its words would come out as Latin letters and could not be searched. Use a Unicode edition of the book (NCERT publishes Unicode PDFs), or a copy typed in Kruti Dev, which Vidya converts")]
+    LegacyFont {
+        /// The file.
+        path: PathBuf,
+        /// The font family ("Chanakya").
+        font: String,
+    },
     /// A file type Vidya cannot read.
     #[error("unsupported file type: {path}. Vidya reads PDF, TXT, Markdown (.md) and Word (.docx) files")]
     Unsupported {
@@ -155,6 +163,7 @@ impl VidyaError {
             Self::Corrupt { .. } => "corrupt",
             Self::Scanned { .. } => "scanned",
             Self::GarbledText { .. } => "garbled_text",
+            Self::LegacyFont { .. } => "legacy_font",
             Self::Unsupported { .. } => "unsupported",
             Self::Empty { .. } => "empty",
             Self::TooLarge { .. } => "too_large",

@@ -109,7 +109,7 @@ pub fn normalize_host(h: &str) -> Result<String, String> {
 #[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
 pub enum LlmError {
     /// Nothing listens at the host.
-    #[error("Ollama is not running at {host}. Start it: open the Ollama app (on Windows: Start menu → Ollama), or run `ollama serve` in a terminal. If Ollama is not installed, install it from the Ollama installer (the setup wizard can help)")]
+    #[error("Ollama is not running at {host}. Start it: open the Ollama app (on Windows: Start menu → Ollama), or run `ollama serve` in a terminal. If Ollama is not installed, install it from https://ollama.com (or from an Ollama installer copied beside Vidya's) and run `ollama pull llama3.2:3b` once while online")]
     NotRunning {
         /// The host tried.
         host: String,

@@ -449,7 +449,9 @@ impl Tutor {
 
     fn fall_back(&self, answer: &mut TutorAnswer, e: LlmError) {
         answer.status = "extractive".into();
-        answer.note = Some(format!("The tutor could not write an answer: {e}."));
+        answer.note = Some(format!(
+            "The quotes above are your textbook's answer; the tutor could not write one of its own: {e}."
+        ));
         answer.llm_error = Some(LlmProblem {
             kind: e.kind().into(),
             message: e.to_string(),

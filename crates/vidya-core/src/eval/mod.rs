@@ -1,6 +1,7 @@
 //! Measuring the pipeline: page-level retrieval, gate, context tokens and answer-sentence
 //! retention on textbook QA sets ([`book`]), nDCG@10 on BEIR folders ([`beir`]), and the
-//! tutor's answers with a real model ([`answers`]).
+//! tutor's answers with a real model ([`answers`]), and text extraction's character error rate
+//! against ground truth ([`extraction`]).
 //!
 //! QA sets use the JSONL format of `shared/data/README.md`:
 //! `{id, question, answers[], options?, source: {pdf_file, pdf_pages: [a, b]}}`.
@@ -73,6 +74,7 @@ pub(crate) fn read_qa(qa_path: &Path) -> Result<Vec<Option<QaItem>>> {
 pub mod answers;
 pub mod beir;
 pub mod book;
+pub mod extraction;
 
 pub use answers::{answer_quality, AnswerReport, MAX_EXPECTED_WORDS};
 

@@ -4,6 +4,10 @@ use super::page_labels;
 use super::source::{ExtractedFile, ExtractedPage, OutlineEntry};
 use crate::error::{Result, VidyaError};
 use crate::native;
+use crate::text::legacy_font::{
+    krutidev_to_unicode, legacy_font_of, looks_like_krutidev, LegacyFont,
+};
+use crate::text::repair::repair_indic;
 use pdfium_render::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -121,9 +125,13 @@ fn extract_with(
 
     let mut raw = Vec::with_capacity(total);
     let mut pdf_labels = Vec::with_capacity(total);
+    let mut legacy_pages = Vec::new();
     for (i, page) in pages.iter().enumerate() {
-        let text = page.text().map(|t| t.all()).unwrap_or_default();
-        raw.push(crate::text::normalize(&text));
+        let (text, legacy) = page_text(&page);
+        if let Some(font) = legacy {
+            legacy_pages.push(((i + 1) as u32, font));
+        }
+        raw.push(repair_indic(&crate::text::normalize(&text)));
         pdf_labels.push(
             page.label()
                 .map(str::trim)
@@ -173,5 +181,91 @@ fn extract_with(
         running_header: cleaned.header,
         pages,
         outline,
+        legacy_pages,
     })
+}
+
+/// pdfium's text of every page, NFC-normalised, without Vidya's repairs or legacy-font
+/// conversion: the "before" of `vidya eval --extraction`. Errors as [`extract`].
+pub fn raw_page_texts(path: &Path) -> Result<Vec<String>> {
+    super::source::check_size(path, MAX_PDF_BYTES)?;
+    let pdfium = pdfium()?;
+    let doc = pdfium
+        .load_pdf_from_file(path, None)
+        .map_err(|e| map_load_error(path, e))?;
+    let texts = doc
+        .pages()
+        .iter()
+        .map(|p| crate::text::normalize(&p.text().map(|t| t.all()).unwrap_or_default()))
+        .collect();
+    Ok(texts)
+}
+
+/// The text of one page, with a text layer in a legacy Devanagari font converted to Unicode,
+/// and that font (`None` for a Unicode text layer).
+///
+/// The font is recognised by the names of the page's text-object fonts
+/// ([`legacy_font_of`]), or, when the names say nothing, by the text's statistics
+/// ([`looks_like_krutidev`]). On a page that mixes a Kruti Dev font with other fonts only the
+/// characters drawn in the Kruti Dev font are converted. Chanakya text is returned as is.
+fn page_text(page: &PdfPage) -> (String, Option<LegacyFont>) {
+    let Ok(text) = page.text() else {
+        return (String::new(), None);
+    };
+    let all = text.all();
+    let mut legacy = None;
+    let mut other_fonts = false;
+    for object in page.objects().iter() {
+        if let Some(t) = object.as_text_object() {
+            match legacy_font_of(&t.font().name()) {
+                Some(f) => legacy = legacy.or(Some(f)),
+                None => other_fonts = true,
+            }
+        }
+    }
+    match legacy {
+        Some(LegacyFont::KrutiDev) if other_fonts => {
+            (convert_kruti_runs(&text), Some(LegacyFont::KrutiDev))
+        }
+        Some(LegacyFont::KrutiDev) => (krutidev_to_unicode(&all), Some(LegacyFont::KrutiDev)),
+        Some(font) => (all, Some(font)),
+        None if looks_like_krutidev(&all) => {
+            (krutidev_to_unicode(&all), Some(LegacyFont::KrutiDev))
+        }
+        None => (all, None),
+    }
+}
+
+/// Converts the runs of characters drawn in a Kruti Dev font; the rest stays as extracted.
+/// Whitespace pdfium generated between words joins the run it sits in.
+fn convert_kruti_runs(text: &PdfPageText) -> String {
+    let mut out = String::new();
+    let mut run = String::new();
+    let mut run_is_kruti = false;
+    for ch in text.chars().iter() {
+        let Some(s) = ch.unicode_string() else {
+            continue;
+        };
+        let is_kruti = if s.trim().is_empty() {
+            run_is_kruti
+        } else {
+            legacy_font_of(&ch.font_name()) == Some(LegacyFont::KrutiDev)
+        };
+        if is_kruti != run_is_kruti && !run.is_empty() {
+            flush_run(&mut out, &mut run, run_is_kruti);
+        }
+        run_is_kruti = is_kruti;
+        run.push_str(&s);
+    }
+    flush_run(&mut out, &mut run, run_is_kruti);
+    out
+}
+
+fn flush_run(out: &mut String, run: &mut String, kruti: bool) {
+    if kruti {
+        out.push_str(&krutidev_to_unicode(run));
+    } else {
+        out.push_str(run);
+    }
+    run.clear();
 }

@@ -99,6 +99,7 @@ pub(crate) fn assemble(
         running_header: None,
         pages,
         outline,
+        legacy_pages: vec![],
     }
 }
 

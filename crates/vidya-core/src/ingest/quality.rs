@@ -3,6 +3,7 @@
 
 use super::source::ExtractedFile;
 use crate::error::{Result, VidyaError};
+use crate::text::legacy_font::LegacyFont;
 
 /// A page with fewer letters and digits than this counts as having no text layer.
 pub const MIN_PAGE_ALNUM: usize = 8;
@@ -96,13 +97,51 @@ pub fn check_text_layer(file: &ExtractedFile) -> Result<Vec<String>> {
             path: file.path.clone(),
         });
     }
+    let name = file
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let unconverted: Vec<(u32, LegacyFont)> = file
+        .legacy_pages
+        .iter()
+        .copied()
+        .filter(|(_, f)| *f != LegacyFont::KrutiDev)
+        .collect();
+    let text_pages = file.pages.len() - empty_pages.len();
+    if let Some((_, font)) = unconverted.first() {
+        if unconverted.len() >= text_pages {
+            return Err(VidyaError::LegacyFont {
+                path: file.path.clone(),
+                font: font.name().into(),
+            });
+        }
+    }
     let mut warnings = Vec::new();
+    let converted: Vec<u32> = file
+        .legacy_pages
+        .iter()
+        .filter(|(_, f)| *f == LegacyFont::KrutiDev)
+        .map(|(p, _)| *p)
+        .collect();
+    if !converted.is_empty() {
+        warnings.push(format!(
+            "{name}: converted from the old Kruti Dev font to Unicode Hindi ({} of {} pages: {}). \
+             Read one quoted page to check it; if words look wrong, use a Unicode edition",
+            converted.len(),
+            file.pages.len(),
+            compact_ranges(&converted)
+        ));
+    }
+    if let Some((_, font)) = unconverted.first() {
+        let pages: Vec<u32> = unconverted.iter().map(|(p, _)| *p).collect();
+        warnings.push(format!(
+            "{name}: pages {} are typed in the old {} font, which Vidya cannot convert yet; their words cannot be searched",
+            compact_ranges(&pages),
+            font.name()
+        ));
+    }
     if !empty_pages.is_empty() {
-        let name = file
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
         warnings.push(format!(
             "{name}: {} of {} pages have no text layer (scanned images?) and cannot be searched: pages {}",
             empty_pages.len(),

@@ -36,6 +36,9 @@ pub struct ExtractedFile {
     pub pages: Vec<ExtractedPage>,
     /// Top-level outline entries (PDF bookmarks, Markdown/DOCX headings of the top level).
     pub outline: Vec<OutlineEntry>,
+    /// Pages (1-based) whose text layer was in a legacy Devanagari font, with that font:
+    /// Kruti Dev pages were converted to Unicode, others are left as extracted.
+    pub legacy_pages: Vec<(u32, crate::text::legacy_font::LegacyFont)>,
 }
 
 /// File kinds Vidya reads.
@@ -163,6 +166,7 @@ pub(crate) fn test_file(name: &str, title: Option<&str>, pages: &[&str]) -> Extr
         title: title.map(String::from),
         running_header: None,
         outline: vec![],
+        legacy_pages: vec![],
         pages: pages
             .iter()
             .enumerate()

@@ -3,10 +3,12 @@
 //! Scoring is Okapi BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25
 //! and Beyond", 2009) with k1 = 1.2, b = 0.75 and idf = ln(1 + (N − df + 0.5)/(df + 0.5)), the
 //! `bm25` crate's defaults. Terms come from [`crate::text::Tokenizer`] at ingest and are stored
-//! per chunk, so loading the index never re-tokenizes the library.
+//! per chunk, so loading the index never re-tokenizes the library (stored terms only pass
+//! through [`fold_variants`], so libraries stored before that folding existed still match).
 
 use crate::error::Result;
 use crate::store::Library;
+use crate::text::tokenize::fold_variants;
 use bm25::{Embedder, EmbedderBuilder, Scorer};
 use std::collections::{HashMap, HashSet};
 
@@ -19,7 +21,7 @@ impl bm25::Tokenizer for StoredTerms {
         input_text
             .split(' ')
             .filter(|t| !t.is_empty())
-            .map(String::from)
+            .map(|t| fold_variants(t).into_owned())
             .collect()
     }
 }
@@ -69,9 +71,14 @@ impl Bm25Index {
         for r in &rows {
             scorer.upsert(&r.chunk_id, embedder.embed(&r.terms));
             book_of.insert(r.chunk_id, r.book_id);
-            let distinct: HashSet<&str> = r.terms.split(' ').filter(|t| !t.is_empty()).collect();
+            let distinct: HashSet<std::borrow::Cow<str>> = r
+                .terms
+                .split(' ')
+                .filter(|t| !t.is_empty())
+                .map(fold_variants)
+                .collect();
             for t in distinct {
-                *doc_freq.entry(t.to_string()).or_default() += 1;
+                *doc_freq.entry(t.into_owned()).or_default() += 1;
             }
         }
         Ok(Self {

@@ -1,7 +1,9 @@
 //! Text utilities shared by ingestion and retrieval: Unicode normalisation, the Indic-aware
 //! BM25 tokenizer, the sentence splitter, token estimates and script detection.
 
+pub mod legacy_font;
 pub mod normalize;
+pub mod repair;
 pub mod script;
 pub mod sentences;
 pub mod tokenize;

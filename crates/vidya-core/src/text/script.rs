@@ -22,17 +22,41 @@ pub enum Script {
 }
 
 /// The script of one character (letters and marks only; digits and punctuation are `Other`).
+///
+/// Uses the Unicode Script property (UAX #24, through the `unicode-script` crate). The danda
+/// `।` and double danda `॥` (Script=Common, shared by the Brahmic scripts) count as
+/// Devanagari, the script that uses them as its full stop.
 pub fn script_of(c: char) -> Script {
-    match c as u32 {
-        0x0900..=0x097F | 0xA8E0..=0xA8FF => Script::Devanagari,
-        0x0C80..=0x0CFF => Script::Kannada,
-        0x0C00..=0x0C7F => Script::Telugu,
-        0x0B80..=0x0BFF => Script::Tamil,
-        _ if c.is_alphabetic() && (c.is_ascii() || ('\u{00C0}'..='\u{024F}').contains(&c)) => {
-            Script::Latin
-        }
+    use unicode_script::{Script as U, UnicodeScript};
+    match c.script() {
+        U::Devanagari => Script::Devanagari,
+        U::Kannada => Script::Kannada,
+        U::Telugu => Script::Telugu,
+        U::Tamil => Script::Tamil,
+        U::Latin if c.is_alphabetic() => Script::Latin,
+        _ if matches!(c, '\u{0964}' | '\u{0965}') => Script::Devanagari,
         _ => Script::Other,
     }
+}
+
+/// True for a letter, vowel sign or other mark of a Brahmic (Indic) script: Devanagari,
+/// Bengali, Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada or Malayalam (Unicode Script
+/// property, UAX #24). Dandas, digits and punctuation are not.
+pub fn is_indic(c: char) -> bool {
+    use unicode_script::{Script as U, UnicodeScript};
+    matches!(
+        c.script(),
+        U::Devanagari
+            | U::Bengali
+            | U::Gurmukhi
+            | U::Gujarati
+            | U::Oriya
+            | U::Tamil
+            | U::Telugu
+            | U::Kannada
+            | U::Malayalam
+    ) && !c.is_numeric()
+        && !matches!(c, '\u{0964}' | '\u{0965}')
 }
 
 /// Guesses the language of `text` as an ISO 639-1 code: `en`, `hi`, `mr`, `kn`, `te`, `ta`,

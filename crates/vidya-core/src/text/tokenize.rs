@@ -5,7 +5,8 @@
 //! and stay attached to the letter before them, so "प्रकाश" stays one word (unlike the `bm25`
 //! crate's default tokenizer, which ASCII-folds Devanagari, or SQLite FTS5's `unicode61`,
 //! which splits at vowel signs). Each word is then NFC-normalised and lowercased; ZWJ/ZWNJ are
-//! dropped from the term so both spellings match; stop words (NLTK English, stopwords-iso
+//! dropped from the term so both spellings match; nukta and candrabindu variants are folded
+//! ([`fold_variants`]); stop words (NLTK English, stopwords-iso
 //! Hindi/Marathi, NLTK Tamil) are removed; Latin-script words are stemmed with the Snowball
 //! English stemmer (Porter 2, via `rust-stemmers`).
 
@@ -61,10 +62,13 @@ impl Tokenizer {
         let mut out = Vec::new();
         for word in nfc.unicode_words() {
             let lower = word.to_lowercase();
-            let term: String = lower
-                .chars()
-                .filter(|c| !matches!(c, '\u{200C}' | '\u{200D}'))
-                .collect();
+            let term: String = fold_variants(
+                &lower
+                    .chars()
+                    .filter(|c| !matches!(c, '\u{200C}' | '\u{200D}'))
+                    .collect::<String>(),
+            )
+            .into_owned();
             if term.is_empty() || self.stop.contains(&term) {
                 continue;
             }
@@ -85,6 +89,24 @@ impl Tokenizer {
     pub fn has_terms(&self, text: &str) -> bool {
         !self.terms(text).is_empty()
     }
+}
+
+/// Folds Devanagari spelling variants that books and students use interchangeably: the nukta
+/// (U+093C) is dropped ("ज़रूरी" and "जरूरी", "फ़ोटो" and "फोटो" match) and candrabindu
+/// (U+0901) becomes anusvara (U+0902) ("पाँच" and "पांच" match), as in the Hindi
+/// normalisation of the Indic NLP Library (Kunchukuttan 2020). Terms without either come back
+/// borrowed. Used on document and query terms alike, and on terms stored before this folding
+/// existed (when the BM25 index is loaded).
+pub fn fold_variants(term: &str) -> std::borrow::Cow<'_, str> {
+    if !term.contains(['\u{093C}', '\u{0901}']) {
+        return std::borrow::Cow::Borrowed(term);
+    }
+    std::borrow::Cow::Owned(
+        term.chars()
+            .filter(|c| *c != '\u{093C}')
+            .map(|c| if c == '\u{0901}' { '\u{0902}' } else { c })
+            .collect(),
+    )
 }
 
 /// Estimates the number of LLM tokens in `text`, for budgets and reports.
@@ -129,9 +151,8 @@ mod tests {
         assert!(terms.contains(&"प्रकाश".to_string()), "{terms:?}");
         assert!(terms.contains(&"संश्लेषण".to_string()), "{terms:?}");
         assert!(terms.contains(&"पौधों".to_string()), "{terms:?}");
-        // ज़ (U+095B) is a composition exclusion: NFC keeps ज + nukta, still one word.
-        let zamin: String = "ज़मीन".nfc().collect();
-        assert!(terms.contains(&zamin), "{terms:?}");
+        // ज़ + मीन stays one word (not split at the nukta); the nukta itself is folded away.
+        assert!(terms.contains(&"जमीन".to_string()), "{terms:?}");
         assert!(!terms.iter().any(|w| w == "।"));
     }
 
@@ -154,6 +175,15 @@ mod tests {
         let with = t.terms("क्\u{200C}ष");
         assert_eq!(with.len(), 1, "{with:?}");
         assert_eq!(with, t.terms("क्ष"));
+    }
+
+    #[test]
+    fn nukta_and_candrabindu_spellings_match() {
+        let t = Tokenizer::new();
+        assert_eq!(t.terms("ज़रूरी फ़ोटो पाँच"), t.terms("जरूरी फोटो पांच"));
+        // Precomposed nukta letters (U+095B) decompose under NFC and fold the same way.
+        assert_eq!(t.terms("\u{095B}रूरी"), t.terms("जरूरी"));
+        assert_eq!(fold_variants("प्रकाश"), "प्रकाश");
     }
 
     #[test]
