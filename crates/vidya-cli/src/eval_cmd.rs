@@ -290,6 +290,18 @@ pub fn extraction(dir: &Path, json: bool) -> Result<ExitCode> {
         "CER after"
     );
     for r in &rows {
+        let (Some(before), Some(after)) = (r.cer_before, r.cer_after) else {
+            out!(
+                "{:<40} {:<4} {:>7} {:>11} {:>10}  skipped: {}",
+                r.file,
+                "-",
+                "-",
+                "-",
+                "-",
+                r.skipped.as_deref().unwrap_or("")
+            );
+            continue;
+        };
         let mut notes = Vec::new();
         if let Some(font) = &r.converted_from {
             notes.push(format!("converted from {font}"));
@@ -305,8 +317,8 @@ pub fn extraction(dir: &Path, json: bool) -> Result<ExitCode> {
             r.file,
             r.language,
             r.reference_chars,
-            100.0 * r.cer_before,
-            100.0 * r.cer_after,
+            100.0 * before,
+            100.0 * after,
             notes.join("; ")
         );
     }

@@ -28,6 +28,7 @@ macro_rules! out {
 mod bench_cmd;
 mod eval_cmd;
 mod index_cmd;
+mod serve;
 
 #[derive(Parser)]
 #[command(
@@ -166,6 +167,25 @@ enum Command {
     Bench {
         #[command(subcommand)]
         what: bench_cmd::BenchCmd,
+    },
+    /// Serve the library over a local HTTP API (JSON, server-sent events) for scripts and a
+    /// browser: GET /health, POST /api/ask, POST /api/ingest, GET /api/books, GET /api/stats.
+    Serve {
+        /// Address to listen on. The default accepts connections from this machine only.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// Port to listen on (0: any free port, printed at start).
+        #[arg(long, default_value_t = 8765)]
+        port: u16,
+        /// Ollama model name.
+        #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL, value_parser = clap::builder::NonEmptyStringValueParser::new())]
+        model: String,
+        /// Ollama address (default: OLLAMA_HOST, else http://127.0.0.1:11434).
+        #[arg(long)]
+        ollama: Option<String>,
+        /// Store uploaded books for word search only (no dense vectors; faster).
+        #[arg(long)]
+        no_embed: bool,
     },
     /// Measure retrieval on a QA set (page-level recall@k and MRR), or with --answers the
     /// tutor's answers (keyword match + cited page).
@@ -382,6 +402,27 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Stats { json } => stats_cmd(&library, json),
+        Command::Serve {
+            bind,
+            port,
+            model,
+            ollama,
+            no_embed,
+        } => {
+            let mut llm = LlmConfig {
+                model,
+                ..LlmConfig::default()
+            };
+            if let Some(h) = ollama {
+                llm.host = h;
+            }
+            serve::run(
+                &library,
+                std::net::SocketAddr::new(bind, port),
+                llm,
+                !no_embed,
+            )
+        }
         Command::Doctor { json, host, model } => doctor_cmd(&library, json, host, model),
         Command::Eval {
             extraction: Some(dir),
@@ -616,11 +657,15 @@ fn chat_cmd(library: &Path, model: &ModelArgs, conversation: Option<i64>) -> Res
     let stdin = std::io::stdin();
     loop {
         output::text("\nYou: ")?;
-        let mut line = String::new();
-        if stdin.lock().read_line(&mut line)? == 0 {
+        let mut bytes = Vec::new();
+        if stdin.lock().read_until(b'\n', &mut bytes)? == 0 {
             out!("");
             break;
         }
+        let Ok(line) = String::from_utf8(bytes) else {
+            out!("(That line could not be read as text: please type the question again.)");
+            continue;
+        };
         let line = line.trim();
         match line
             .split_once(' ')
@@ -738,32 +783,26 @@ fn conversations_cmd(library: &Path, action: ConversationAction) -> Result<ExitC
 }
 
 fn stats_cmd(library: &Path, json: bool) -> Result<ExitCode> {
-    let lib = Library::open_existing(library)?;
-    let (books, pages, chunks) = lib.counts()?;
-    let questions = lib.counter("questions")?;
-    let lookups = lib.counter("cache_lookups")?;
-    let hits = lib.counter("cache_hits")?;
-    let mut totals = lib.turn_totals_ms()?;
-    totals.sort_by(f64::total_cmp);
-    let median = totals.get(totals.len() / 2).copied();
-    let v = serde_json::json!({
-        "books": books, "pages": pages, "chunks": chunks, "questions": questions,
-        "cache_lookups": lookups, "cache_hits": hits,
-        "cache_hit_rate": if lookups > 0 { Some(hits as f64 / lookups as f64) } else { None },
-        "median_answer_ms": median,
-    });
+    let s = Library::open_existing(library)?.stats()?;
     if json {
-        out!("{}", serde_json::to_string_pretty(&v)?);
+        out!("{}", serde_json::to_string_pretty(&s)?);
     } else {
-        out!("books: {books} ({pages} pages, {chunks} chunks)");
-        out!("questions asked: {questions}");
-        match median {
+        out!(
+            "books: {} ({} pages, {} chunks)",
+            s.books,
+            s.pages,
+            s.chunks
+        );
+        out!("questions asked: {}", s.questions);
+        match s.median_answer_ms {
             Some(m) => out!("median time to answer: {:.0} ms", m),
             None => out!("median time to answer: no answers yet"),
         }
         out!(
-            "answer cache: {hits} hits in {lookups} lookups ({:.0}%)",
-            v["cache_hit_rate"].as_f64().unwrap_or(0.0) * 100.0
+            "answer cache: {} hits in {} lookups ({:.0}%)",
+            s.cache_hits,
+            s.cache_lookups,
+            s.cache_hit_rate.unwrap_or(0.0) * 100.0
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -383,3 +383,34 @@ fn an_installed_cross_encoder_reorders_the_candidates_and_decides_the_gate() {
     assert!(r.stages.iter().all(|s| s.stage != "rerank"));
     assert!(r.ranked.iter().all(|c| c.rerank.is_none()));
 }
+
+#[test]
+fn rescoring_with_the_embedder_orders_the_fused_candidates_by_cosine() {
+    let Some(dir) = sample() else { return };
+    let e = engine(dir);
+    let cfg = PipelineConfig {
+        rescore: true,
+        keep: 5,
+        ..PipelineConfig::retrieval_only()
+    };
+    let r = e
+        .retrieve("What do the light-dependent reactions make?", None, &cfg)
+        .unwrap();
+    assert!(
+        r.stages.iter().any(|s| s.stage == "rescore"),
+        "{:?}",
+        r.stages
+    );
+    let cos: Vec<f32> = r.ranked.iter().map(|c| c.dense.unwrap()).collect();
+    assert_eq!(cos.len(), 5);
+    assert!(cos.windows(2).all(|w| w[0] >= w[1]), "{cos:?}");
+    // Without it the fused order stands (and no rescore stage runs).
+    let plain = e
+        .retrieve(
+            "What do the light-dependent reactions make?",
+            None,
+            &PipelineConfig::retrieval_only(),
+        )
+        .unwrap();
+    assert!(plain.stages.iter().all(|s| s.stage != "rescore"));
+}

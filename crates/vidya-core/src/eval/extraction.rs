@@ -33,15 +33,21 @@ pub struct ExtractionRow {
     pub language: String,
     /// Characters in the ground truth (after NFC and whitespace folding).
     pub reference_chars: usize,
-    /// CER of pdfium's own text (0–1, can exceed 1 for garbage).
-    pub cer_before: f64,
-    /// CER of the text Vidya stores.
-    pub cer_after: f64,
+    /// CER of pdfium's own text (0–1, can exceed 1 for garbage); `None` when skipped.
+    pub cer_before: Option<f64>,
+    /// CER of the text Vidya stores; `None` when skipped.
+    pub cer_after: Option<f64>,
     /// Trailing lines left out of the "after" comparison (a colophon the ground truth lacks).
     pub trailing_lines_left_out: usize,
     /// The legacy font the text layer was converted from ("Kruti Dev"), if any.
     pub converted_from: Option<String>,
+    /// Why this PDF was not measured (unreadable or empty ground truth, a PDF Vidya refuses).
+    pub skipped: Option<String>,
 }
+
+/// A ground truth more than this many times longer than the PDF's text is refused (the
+/// distance computation grows with the product of both lengths).
+pub const MAX_REFERENCE_RATIO: usize = 20;
 
 /// NFC, whitespace folded to single spaces, trimmed.
 fn fold(text: &str) -> Vec<char> {
@@ -112,41 +118,87 @@ pub fn pairs(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>> {
 }
 
 /// Measures every PDF of `dir` that has a ground truth (see [`pairs`]). Errors: the folder
-/// cannot be read or has no pairs, a ground truth is unreadable, pdfium is missing. A PDF that
-/// Vidya refuses (scanned, damaged) is an error naming the file.
+/// cannot be read or has no pairs. A PDF that cannot be measured (Vidya refuses it: encrypted,
+/// scanned, damaged; its ground truth is empty, not UTF-8 or far too long) gets a row with
+/// `skipped` saying why, and the others are still measured.
 pub fn evaluate_folder(dir: &Path) -> Result<Vec<ExtractionRow>> {
     let mut rows = Vec::new();
     for (pdf_path, truth_path) in pairs(dir)? {
-        let reference =
-            std::fs::read_to_string(&truth_path).map_err(|e| VidyaError::io(&truth_path, e))?;
-        let before = pdf::raw_page_texts(&pdf_path)?.join("\n");
-        let extracted = pdf::extract(&pdf_path, &mut |_, _| {})?;
-        let after = extracted
-            .pages
-            .iter()
-            .map(|p| p.text.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let (cer_after, left_out) = cer_allowing_colophon(&after, &reference);
-        let (cer_before, _) = cer_allowing_colophon(&before, &reference);
-        rows.push(ExtractionRow {
-            file: pdf_path
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into(),
-            language: crate::text::script::detect_language(&reference).into(),
-            reference_chars: fold(&reference).len(),
-            cer_before,
-            cer_after,
-            trailing_lines_left_out: left_out,
-            converted_from: extracted
-                .legacy_pages
-                .first()
-                .map(|(_, f)| f.name().to_string()),
-        });
+        let file: String = pdf_path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into();
+        rows.push(
+            measure(&pdf_path, &truth_path).unwrap_or_else(|why| ExtractionRow {
+                file,
+                language: "und".into(),
+                reference_chars: 0,
+                cer_before: None,
+                cer_after: None,
+                trailing_lines_left_out: 0,
+                converted_from: None,
+                skipped: Some(why),
+            }),
+        );
     }
     Ok(rows)
+}
+
+/// One PDF's row, or why it cannot be measured.
+fn measure(pdf_path: &Path, truth_path: &Path) -> std::result::Result<ExtractionRow, String> {
+    let truth_name = truth_path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
+    let bytes = std::fs::read(truth_path).map_err(|e| format!("cannot read {truth_name}: {e}"))?;
+    let reference = String::from_utf8(bytes).map_err(|_| {
+        format!("{truth_name} is not UTF-8 text: save it as UTF-8 (in Notepad: Save as → Encoding: UTF-8)")
+    })?;
+    let reference = reference.trim_start_matches('\u{FEFF}');
+    let reference_chars = fold(reference).len();
+    if reference_chars == 0 {
+        return Err(format!("{truth_name} is empty"));
+    }
+    let before = pdf::raw_page_texts(pdf_path)
+        .map_err(|e| e.to_string())?
+        .join("\n");
+    let extracted = pdf::extract(pdf_path, &mut |_, _| {}).map_err(|e| e.to_string())?;
+    let after = extracted
+        .pages
+        .iter()
+        .map(|p| p.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let longest = fold(&before).len().max(fold(&after).len()).max(1_000);
+    if reference_chars > MAX_REFERENCE_RATIO * longest {
+        return Err(format!(
+            "{truth_name} has {reference_chars} characters, far more than the PDF's text ({longest}): is it the ground truth of another file?"
+        ));
+    }
+    if after.trim().is_empty() {
+        return Err("the PDF has no text layer (scanned pages?)".into());
+    }
+    let (cer_after, left_out) = cer_allowing_colophon(&after, reference);
+    let (cer_before, _) = cer_allowing_colophon(&before, reference);
+    Ok(ExtractionRow {
+        file: pdf_path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into(),
+        language: crate::text::script::detect_language(reference).into(),
+        reference_chars,
+        cer_before: Some(cer_before),
+        cer_after: Some(cer_after),
+        trailing_lines_left_out: left_out,
+        converted_from: extracted
+            .legacy_pages
+            .first()
+            .map(|(_, f)| f.name().to_string()),
+        skipped: None,
+    })
 }
 
 #[cfg(test)]
@@ -163,6 +215,25 @@ mod tests {
         assert_eq!(cer("e\u{0301}", "\u{00E9}"), 0.0);
         // Devanagari counts code points: "कि" is two.
         assert_eq!(cer("क", "कि"), 0.5);
+    }
+
+    #[test]
+    fn unusable_ground_truths_skip_their_pdf_and_the_others_still_count() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a", "b", "c"] {
+            std::fs::write(dir.path().join(format!("{name}.pdf")), b"%PDF-1.4").unwrap();
+        }
+        std::fs::write(dir.path().join("a.groundtruth.txt"), " \n\n").unwrap();
+        std::fs::write(
+            dir.path().join("b.groundtruth.txt"),
+            [0xff, 0xfe, 0x41, 0x00],
+        )
+        .unwrap();
+        let rows = evaluate_folder(dir.path()).unwrap();
+        assert_eq!(rows.len(), 2, "c.pdf has no ground truth: {rows:?}");
+        assert!(rows[0].skipped.as_deref().unwrap().contains("is empty"));
+        assert!(rows[1].skipped.as_deref().unwrap().contains("not UTF-8"));
+        assert!(rows.iter().all(|r| r.cer_after.is_none()));
     }
 
     #[test]

@@ -160,6 +160,14 @@ pub fn standard_configs(has_reranker: bool) -> Vec<NamedConfig> {
             },
         ),
         (
+            "hybrid+rescore",
+            PipelineConfig {
+                fusion: Fusion::Weighted { dense: 0.5 },
+                rescore: true,
+                ..retrieval_only.clone()
+            },
+        ),
+        (
             "hybrid+router",
             PipelineConfig {
                 router: PipelineConfig::default().router,

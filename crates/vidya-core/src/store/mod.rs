@@ -6,6 +6,7 @@
 
 pub mod conversations;
 pub mod schema;
+pub mod stats;
 pub mod vectors;
 
 pub use conversations::{Conversation, Turn};
@@ -228,6 +229,9 @@ impl Library {
     /// must not silently create an empty library). Errors: [`VidyaError::NoLibrary`].
     pub fn open_existing(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref();
+        if dir.is_file() {
+            return Self::open(dir); // names the problem: a file, not a folder
+        }
         if !dir.join(DB_FILE).is_file() {
             return Err(VidyaError::NoLibrary {
                 path: dir.to_path_buf(),

@@ -8,7 +8,7 @@
 
 use super::Library;
 use crate::error::Result;
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 /// Encodes a vector as little-endian `f32` bytes (4 bytes per dimension).
 pub fn encode(v: &[f32]) -> Vec<u8> {
@@ -131,6 +131,29 @@ impl Library {
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .map_err(|e| self.db_err(e))
+    }
+
+    /// Vectors of `model` for the chunks `ids` that have one, by chunk id.
+    pub fn chunk_vectors_of(
+        &self,
+        model: &str,
+        ids: &[i64],
+    ) -> Result<std::collections::HashMap<i64, Vec<f32>>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT vector FROM chunk_vectors WHERE model = ?1 AND chunk_id = ?2")
+            .map_err(|e| self.db_err(e))?;
+        let mut out = std::collections::HashMap::with_capacity(ids.len());
+        for &id in ids {
+            let v: Option<Vec<u8>> = st
+                .query_row(params![model, id], |r| r.get(0))
+                .optional()
+                .map_err(|e| self.db_err(e))?;
+            if let Some(bytes) = v {
+                out.insert(id, decode(&bytes));
+            }
+        }
+        Ok(out)
     }
 
     /// Vectors of `model` for chunks with id > `after`, as `(chunk id, vector)` in id order.

@@ -354,6 +354,16 @@ fn convert(legacy: &str) -> String {
             i += 1;
             continue;
         }
+        // Between digits a dash is a dash ("23–16"), not the दृ / कृ glyph of its slot.
+        if matches!(c, '–' | '—')
+            && i > 0
+            && chars[i - 1].is_ascii_digit()
+            && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit())
+        {
+            units.push((c.to_string(), Class::Other));
+            i += 1;
+            continue;
+        }
         if c == ':' {
             let next_is_letter = chars
                 .get(i + 1)
@@ -480,15 +490,17 @@ fn convert_word(word: &str) -> String {
     if word.is_empty() {
         return String::new();
     }
-    let unicode = convert(word);
     let core = word.trim_matches(|c: char| !c.is_ascii_alphanumeric());
     if core.len() >= 2
         && core.chars().all(|c| c.is_ascii_uppercase())
         && convert(core).ends_with('\u{094D}')
     {
-        return word.to_string();
+        // Keep the abbreviation; its brackets and punctuation are still Kruti Dev codes.
+        let start = word.find(core).unwrap_or(0);
+        let (before, after) = (&word[..start], &word[start + core.len()..]);
+        return format!("{}{core}{}", convert(before), convert(after));
     }
-    unicode
+    convert(word)
 }
 
 /// Glyph pairs that Kruti Dev types as two codes for one Unicode letter.
@@ -554,6 +566,8 @@ mod tests {
             ("Fkk: FkkWel", "था: थॉमस"),
             ("4:51 le;", "4:51 समय"),
             ("lkFk NFL esa", "साथ NFL में"),
+            ("Hkk\"kk ¼ASL½ esa", "भाषा (ASL) में"),
+            ("23–16 ls", "23–16 से"),
             ("IysvkWQ+", "प्लेऑफ़"),
         ] {
             let want: String = unicode.nfc().collect();

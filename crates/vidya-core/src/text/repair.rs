@@ -17,7 +17,7 @@
 //! whose glyph had no mapping at all (its code is removed, the sign stays missing), spaces that
 //! pdfium did not detect between words, and ZWJ/ZWNJ, which are invisible.
 
-use super::script::is_indic;
+use super::script::{is_indic, is_indic_digit};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
@@ -57,7 +57,7 @@ pub fn repair_indic(text: &str) -> String {
             continue;
         }
         // Indic-script digits ("कक्षा१०") are text, not glyph codes.
-        let indic_digit = c.is_numeric() && !c.is_ascii();
+        let indic_digit = is_indic_digit(c);
         if is_indic(c) || c.is_whitespace() || indic_digit || !after_indic {
             out.push(c);
             last = Some(c);
@@ -115,6 +115,8 @@ mod tests {
         assert_eq!(repair_indic("ಘೋ67ಷಿಸಲಾಯಿತು"), "ಘೋಷಿಸಲಾಯಿತು");
         assert_eq!(repair_indic("அவைZ பள்ளத்தாக்கு"), "அவை பள்ளத்தாக்கு");
         assert_eq!(repair_indic("కిĕలో"), "కిలో");
+        // A Latin-1 fraction is numeric, but not an Indic digit: "जि¼कल्या" (Marathi).
+        assert_eq!(repair_indic("जि¼कल्या"), "जिकल्या");
     }
 
     #[test]

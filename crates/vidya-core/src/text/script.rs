@@ -59,6 +59,24 @@ pub fn is_indic(c: char) -> bool {
         && !matches!(c, '\u{0964}' | '\u{0965}')
 }
 
+/// True for a digit of a Brahmic script (०–९ and its Kannada, Telugu, Tamil, … forms).
+pub fn is_indic_digit(c: char) -> bool {
+    use unicode_script::{Script as U, UnicodeScript};
+    c.is_numeric()
+        && matches!(
+            c.script(),
+            U::Devanagari
+                | U::Bengali
+                | U::Gurmukhi
+                | U::Gujarati
+                | U::Oriya
+                | U::Tamil
+                | U::Telugu
+                | U::Kannada
+                | U::Malayalam
+        )
+}
+
 /// Guesses the language of `text` as an ISO 639-1 code: `en`, `hi`, `mr`, `kn`, `te`, `ta`,
 /// or `und` when no Vidya script dominates (fewer than 20 letters, or mostly other scripts).
 pub fn detect_language(text: &str) -> &'static str {

@@ -1,0 +1,234 @@
+//! `vidya serve` over real HTTP: health, upload-and-ingest with progress events, books, stats,
+//! questions answered as JSON (the same object as `vidya ask --json`) and as a stream of
+//! server-sent events from the Ollama test server, and the errors a client can cause.
+
+mod common;
+use common::*;
+use ollama_test_server::{Behaviour, TestServer};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+
+/// A running `vidya serve` on a free port, stopped when dropped.
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(lib: &std::path::Path, ollama: &str) -> Served {
+    let mut child = vidya(lib)
+        .args(["serve", "--port", "0", "--no-embed", "--ollama", ollama])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    Served { child, url }
+}
+
+/// Server-sent events of a finished stream: `(event, data as JSON)`.
+fn events(body: &str) -> Vec<(String, serde_json::Value)> {
+    body.split("\n\n")
+        .filter_map(|block| {
+            let mut name = None;
+            let mut data = None;
+            for l in block.lines() {
+                if let Some(v) = l.strip_prefix("event: ") {
+                    name = Some(v.to_string());
+                } else if let Some(v) = l.strip_prefix("data: ") {
+                    data = serde_json::from_str(v).ok();
+                }
+            }
+            Some((name?, data?))
+        })
+        .collect()
+}
+
+const Q: &str = "What happens in the light-dependent reactions of photosynthesis?";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_api_ingests_answers_and_explains_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path();
+    let ollama = TestServer::start(Behaviour {
+        default_reply: "Chlorophyll absorbs light energy [1].".into(),
+        token_delay_ms: 5,
+        ..Behaviour::default()
+    });
+    let s = serve(lib, &ollama.url());
+    let http = reqwest::Client::new();
+
+    let h: serde_json::Value = http
+        .get(format!("{}/health", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (h["status"].as_str(), h["books"].as_i64()),
+        (Some("ok"), Some(0))
+    );
+
+    // A question before any book: a clear error, not a crash.
+    let r = http
+        .post(format!("{}/api/ask", s.url))
+        .json(&serde_json::json!({"question": Q, "stream": false}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let e: serde_json::Value = r.json().await.unwrap();
+    assert!(
+        ["no_library", "empty_library"].contains(&e["error"]["kind"].as_str().unwrap()),
+        "{e}"
+    );
+
+    // Upload a chapter as a browser does (the file's bytes as the body) and follow its progress.
+    let pdf = std::fs::read(fixtures().join("biology2e/ch08.pdf")).unwrap();
+    let body = http
+        .post(format!("{}/api/ingest?name=ch08.pdf", s.url))
+        .body(pdf)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let ev = events(&body);
+    let reading: Vec<&serde_json::Value> = ev
+        .iter()
+        .filter(|(n, d)| n == "progress" && d["stage"] == "reading")
+        .map(|(_, d)| d)
+        .collect();
+    assert!(!reading.is_empty(), "{body}");
+    assert_eq!(reading.last().unwrap()["percent"], 100, "{body}");
+    let book = &ev.iter().find(|(n, _)| n == "book").expect(&body).1;
+    assert!(book["chunks"].as_u64().unwrap() > 10, "{book}");
+    assert_eq!(ev.last().unwrap().0, "done");
+    assert!(lib.join("uploads/ch08.pdf").is_file());
+
+    let books: serde_json::Value = http
+        .get(format!("{}/api/books", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(books.as_array().unwrap().len(), 1, "{books}");
+
+    // Streamed answer: token events as the model writes, then the whole answer.
+    let body = http
+        .post(format!("{}/api/ask", s.url))
+        .json(&serde_json::json!({"question": Q}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let ev = events(&body);
+    let tokens: String = ev
+        .iter()
+        .filter(|(n, _)| n == "token")
+        .map(|(_, d)| d["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(tokens.contains("Chlorophyll absorbs"), "{body}");
+    let (last, answer) = ev.last().unwrap();
+    assert_eq!(last, "answer", "{body}");
+    assert_eq!(answer["status"], "answered", "{answer}");
+    assert!(!answer["citations"].as_array().unwrap().is_empty());
+
+    // Not streamed: the object `vidya ask --json` prints, key for key.
+    let r: serde_json::Value = http
+        .post(format!("{}/api/ask", s.url))
+        .json(&serde_json::json!({"question": Q, "stream": false, "no_cache": true}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let cli = json(
+        lib,
+        &["ask", Q, "--json", "--host", &ollama.url(), "--no-cache"],
+    );
+    let keys = |v: &serde_json::Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&r), keys(&cli));
+    assert_eq!(r["status"], "answered");
+
+    // Errors a client can cause, each with a kind and words that say what to do.
+    for (body, kind) in [
+        (
+            serde_json::json!({"question": "   ", "stream": false}),
+            "empty_question",
+        ),
+        (
+            serde_json::json!({"question": Q, "mode": "essay", "stream": false}),
+            "bad_option",
+        ),
+        (serde_json::json!({"questio": Q}), "bad_option"),
+    ] {
+        let r = http
+            .post(format!("{}/api/ask", s.url))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400, "{body}");
+        let e: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(e["error"]["kind"], kind, "{e}");
+    }
+    let r = http
+        .post(format!("{}/api/ingest", s.url))
+        .body("x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let body = http
+        .post(format!("{}/api/ingest?name=notes.pdf", s.url))
+        .body("this is not a PDF")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let ev = events(&body);
+    let err = &ev.iter().find(|(n, _)| n == "error").expect(&body).1;
+    assert_eq!(err["file"], "notes.pdf", "{err}");
+    assert!(!err["message"].as_str().unwrap().is_empty());
+
+    let st: serde_json::Value = http
+        .get(format!("{}/api/stats", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(st["books"], 1, "{st}");
+    assert!(st["questions"].as_i64().unwrap() >= 2, "{st}");
+}
