@@ -212,7 +212,10 @@ fn page_text(page: &PdfPage) -> (String, Option<LegacyFont>) {
     let Ok(text) = page.text() else {
         return (String::new(), None);
     };
-    let all = text.all();
+    let mut all = text.all();
+    if all.chars().any(crate::text::script::is_indic) {
+        all = respace(&text).unwrap_or(all);
+    }
     let mut legacy = None;
     let mut other_fonts = false;
     for object in page.objects().iter() {
@@ -234,6 +237,76 @@ fn page_text(page: &PdfPage) -> (String, Option<LegacyFont>) {
         }
         None => (all, None),
     }
+}
+
+/// A gap between two glyphs on one line wider than this share of the font size is a word
+/// break, even when the PDF has no space glyph there.
+pub const WORD_GAP_EM: f32 = 0.25;
+
+/// The page's text rebuilt glyph by glyph, for pages with Indic text. Two things differ from
+/// pdfium's own page text ([`PdfPageText::all`]):
+/// - a space is put wherever two glyphs of one line stand further apart than [`WORD_GAP_EM`]
+///   and the PDF has no space glyph: shaped Indic text often has none at a word break after a
+///   conjunct (HarfBuzz-shaped PDFs fold it into the cluster), and pdfium then glues the words
+///   ("कर्टकोलमैन");
+/// - a line break that pdfium generated although the next glyph continues the same line is
+///   dropped ("వర్ష\r\nపాతం").
+///
+/// The per-glyph stream also keeps signs that `all()` loses (an anusvara drawn inside a
+/// conjunct: "मैनिंग", not "मैनिग"). `None` when pdfium cannot give the glyph boxes.
+fn respace(text: &PdfPageText) -> Option<String> {
+    let mut out = String::new();
+    // Right edge of the glyphs since the last whitespace, and that run's baseline and size.
+    let mut run: Option<(f32, f32, f32)> = None;
+    // Whitespace pdfium generated, kept or dropped when the next glyph shows where it is.
+    let mut pending: Option<String> = None;
+    for ch in text.chars().iter() {
+        let Some(s) = ch.unicode_string() else {
+            continue;
+        };
+        if s.chars().all(char::is_whitespace) {
+            if ch.is_generated().unwrap_or(false) {
+                pending.get_or_insert_with(String::new).push_str(&s);
+            } else {
+                out.push_str(pending.take().as_deref().unwrap_or(""));
+                out.push_str(&s);
+                run = None;
+            }
+            continue;
+        }
+        let b = ch.loose_bounds().ok()?;
+        let (left, right, bottom) = (b.left().value, b.right().value, b.bottom().value);
+        let size = ch.unscaled_font_size().value.max(1.0);
+        let same_line =
+            |(r, bt, sz): (f32, f32, f32)| (bottom - bt).abs() < 0.5 * sz && left >= r - 0.5 * sz;
+        // A vowel sign, virama or other mark belongs to the glyph before it, wherever the font
+        // draws it (Telugu and Kannada draw below-base forms apart from their consonant).
+        let attached = s
+            .chars()
+            .next()
+            .is_some_and(unicode_normalization::char::is_combining_mark)
+            || out.ends_with(['\u{094D}', '\u{0C4D}', '\u{0CCD}', '\u{0BCD}']);
+        if let Some(ws) = pending.take() {
+            if !run.is_some_and(same_line) {
+                out.push_str(&ws);
+                run = None;
+            }
+        }
+        let gap = !attached
+            && run.is_some_and(|(r, bt, sz)| {
+                (bottom - bt).abs() < 0.5 * sz && left - r > WORD_GAP_EM * sz
+            });
+        if gap {
+            out.push(' ');
+        }
+        run = Some(match (run, gap) {
+            (Some((r, bt, sz)), false) => (r.max(right), bt, sz),
+            _ => (right, bottom, size),
+        });
+        out.push_str(&s);
+    }
+    out.push_str(pending.as_deref().unwrap_or(""));
+    Some(out)
 }
 
 /// Converts the runs of characters drawn in a Kruti Dev font; the rest stays as extracted.
