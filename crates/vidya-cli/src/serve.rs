@@ -12,9 +12,14 @@
 //! - `POST /api/ingest?name=FILE.pdf` with the file's bytes as the body (what a browser sends
 //!   for a dropped file), or with `Content-Type: application/json` and `{"paths": [str]}` for
 //!   files already on this machine: a server-sent event stream of `progress` events
-//!   (`{"file", "stage", "done", "total", "percent"}`), then per book a `book` event (the
-//!   ingest report) or an `error` event, then `done`.
+//!   (`{"file", "stage", "done", "total", "percent"}`, `percent` of the whole book, never
+//!   going back), then per book a `book` event (the ingest report) or an `error` event, then
+//!   `done`. An upload with the name of an earlier, different upload is kept as "name (2).pdf";
+//!   an upload that cannot be read is not kept.
 //! - `GET /api/books` → what `vidya books --json` prints; `GET /api/stats` → `vidya stats --json`.
+//!
+//! Inside an event stream the HTTP status is 200 and problems arrive as `error` events; any
+//! other route answers 404 with `{"error": {"kind": "not_found", …}}`.
 //!
 //! The server binds to 127.0.0.1 by default: only this machine can reach it. Uploaded files are
 //! kept in `<library>/uploads/` (the library cites them by file name). One question is answered
@@ -98,6 +103,12 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/ingest", post(ingest_route))
         .route("/api/books", get(books))
         .route("/api/stats", get(stats))
+        .fallback(|| async {
+            (
+                StatusCode::NOT_FOUND,
+                Json(serde_json::json!({"error": {"kind": "not_found", "message": "no such route: the routes are GET /health, POST /api/ask, POST /api/ingest, GET /api/books and GET /api/stats"}})),
+            )
+        })
         .layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES))
         .with_state(state)
 }
@@ -233,14 +244,11 @@ fn answer_blocking(
     tutor.ask(question, opts, on_token, None)
 }
 
-async fn ask(
-    State(s): State<Arc<AppState>>,
-    body: Result<Json<AskRequest>, axum::extract::rejection::JsonRejection>,
-) -> Result<Response, ApiError> {
-    let Json(req) = body.map_err(|e| {
+async fn ask(State(s): State<Arc<AppState>>, body: Bytes) -> Result<Response, ApiError> {
+    // Parsed whatever the Content-Type says: `curl -d` sends form encoding by default.
+    let req: AskRequest = serde_json::from_slice(&body).map_err(|e| {
         bad_request(format!(
-            "the request body must be JSON like {{\"question\": \"...\"}}: {}",
-            e.body_text()
+            "the request body must be JSON like {{\"question\": \"...\"}}: {e}"
         ))
     })?;
     let opts = req.options()?;
@@ -321,6 +329,7 @@ async fn ingest_route(
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
+    let mut uploaded: Option<PathBuf> = None;
     let (paths, title) = if is_json {
         let req: IngestPaths = serde_json::from_slice(&body).map_err(|e| {
             bad_request(format!(
@@ -346,22 +355,30 @@ async fn ingest_route(
             }));
         }
         let dir = s.library.join("uploads");
-        let path = dir.join(&name);
         let bytes = body.clone();
-        let saved = path.clone();
-        blocking(move || {
+        let path = blocking(move || {
             std::fs::create_dir_all(&dir).map_err(|e| VidyaError::io(&dir, e))?;
-            std::fs::write(&saved, &bytes).map_err(|e| VidyaError::io(&saved, e))
+            let path = upload_path(&dir, &name, &bytes);
+            std::fs::write(&path, &bytes).map_err(|e| VidyaError::io(&path, e))?;
+            Ok(path)
         })
         .await?;
+        uploaded = Some(path.clone());
         (vec![path], q.title)
     };
     let (tx, rx) = mpsc::unbounded_channel::<Event>();
     tokio::spawn(async move {
         let _running = s.ingest.lock().await;
         let state = s.clone();
-        let result =
-            tokio::task::spawn_blocking(move || ingest_blocking(&state, &paths, title, &tx)).await;
+        let result = tokio::task::spawn_blocking(move || {
+            let stored = ingest_blocking(&state, &paths, title, &tx);
+            // A refused upload is not kept: the library holds only books it could read.
+            if let (Some(file), false) = (&uploaded, stored) {
+                let _ = std::fs::remove_file(file);
+            }
+            let _ = tx.send(json_event("done", &serde_json::json!({})));
+        })
+        .await;
         if result.is_err() {
             tracing::error!("the ingest task stopped unexpectedly");
         }
@@ -369,12 +386,32 @@ async fn ingest_route(
     Ok(sse(rx))
 }
 
+/// Where an upload named `name` is kept in `dir`: that name, unless a file with other content
+/// already has it; then "name (2).pdf", "name (3).pdf", ….
+fn upload_path(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let first = dir.join(name);
+    let taken = |p: &Path| p.exists() && std::fs::read(p).map_or(true, |b| b != bytes);
+    if !taken(&first) {
+        return first;
+    }
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
+        _ => (name.to_string(), String::new()),
+    };
+    (2..)
+        .map(|n| dir.join(format!("{stem} ({n}){ext}")))
+        .find(|p| !taken(p))
+        .expect("an unbounded range has a free name")
+}
+
+/// Ingests `paths`, sending events; true when at least one book is in the library afterwards
+/// (added now or already there).
 fn ingest_blocking(
     s: &AppState,
     paths: &[PathBuf],
     title: Option<String>,
     tx: &mpsc::UnboundedSender<Event>,
-) {
+) -> bool {
     let send = |name: &str, v: serde_json::Value| {
         let _ = tx.send(json_event(name, &v));
     };
@@ -389,8 +426,7 @@ fn ingest_blocking(
         Ok(l) => l,
         Err(e) => {
             send("error", error_json(&e)["error"].clone());
-            send("done", serde_json::json!({}));
-            return;
+            return false;
         }
     };
     let embedder = if s.embed {
@@ -404,6 +440,7 @@ fn ingest_blocking(
         embedder: embedder.clone(),
     };
     let mut added = false;
+    let mut stored = false;
     for src in &books {
         let file = src
             .path
@@ -411,22 +448,25 @@ fn ingest_blocking(
             .unwrap_or_default()
             .to_string_lossy()
             .to_string();
-        let progress = |stage: &str, done: usize, total: usize| {
-            let percent = (done * 100).checked_div(total).unwrap_or(0);
+        // `percent` is of the whole book and never goes back: reading 0–60, chunking 60,
+        // embedding 60–95, saving 95 (the `book` event is 100).
+        let progress = |stage: &str, done: usize, total: usize, from: usize, span: usize| {
+            let percent = from + (done * span).checked_div(total).unwrap_or(0);
             serde_json::json!({"file": file, "stage": stage, "done": done, "total": total, "percent": percent})
         };
         let result = ingest::ingest_book(&mut lib, src, &opts, &mut |p| {
             let v = match p {
-                Progress::Reading { page, pages, .. } => progress("reading", page, pages),
-                Progress::Indexing => progress("chunking", 0, 0),
-                Progress::Embedding { done, total } => progress("embedding", done, total),
-                Progress::Writing => progress("saving", 0, 0),
+                Progress::Reading { page, pages, .. } => progress("reading", page, pages, 0, 60),
+                Progress::Indexing => progress("chunking", 0, 0, 60, 0),
+                Progress::Embedding { done, total } => progress("embedding", done, total, 60, 35),
+                Progress::Writing => progress("saving", 0, 0, 95, 0),
             };
             send("progress", v);
         });
         match result {
             Ok(r) => {
                 added |= !r.already_present;
+                stored = true;
                 send("book", serde_json::to_value(&r).unwrap_or_default());
             }
             Err(e) => {
@@ -444,12 +484,27 @@ fn ingest_blocking(
         let old = s.tutor.lock().unwrap_or_else(|p| p.into_inner()).take();
         drop(old);
     }
-    send("done", serde_json::json!({}));
+    stored
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_upload_never_replaces_a_different_file_of_the_same_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        assert_eq!(upload_path(d, "ch07.pdf", b"A"), d.join("ch07.pdf"));
+        std::fs::write(d.join("ch07.pdf"), b"A").unwrap();
+        // The same content again: the same file.
+        assert_eq!(upload_path(d, "ch07.pdf", b"A"), d.join("ch07.pdf"));
+        // Other content: a new name, then the next one.
+        assert_eq!(upload_path(d, "ch07.pdf", b"B"), d.join("ch07 (2).pdf"));
+        std::fs::write(d.join("ch07 (2).pdf"), b"B").unwrap();
+        assert_eq!(upload_path(d, "ch07.pdf", b"C"), d.join("ch07 (3).pdf"));
+        assert_eq!(upload_path(d, "notes", b"C"), d.join("notes"));
+    }
 
     #[test]
     fn uploaded_names_stay_inside_the_uploads_folder() {

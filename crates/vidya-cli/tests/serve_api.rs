@@ -112,17 +112,40 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
         .await
         .unwrap();
     let ev = events(&body);
-    let reading: Vec<&serde_json::Value> = ev
+    // The book's percent only grows, from reading the pages to saving.
+    let percents: Vec<u64> = ev
         .iter()
-        .filter(|(n, d)| n == "progress" && d["stage"] == "reading")
-        .map(|(_, d)| d)
+        .filter(|(n, _)| n == "progress")
+        .map(|(_, d)| d["percent"].as_u64().unwrap())
         .collect();
-    assert!(!reading.is_empty(), "{body}");
-    assert_eq!(reading.last().unwrap()["percent"], 100, "{body}");
+    assert!(percents.len() > 5, "{body}");
+    assert!(percents.windows(2).all(|w| w[0] <= w[1]), "{percents:?}");
+    assert!(*percents.last().unwrap() >= 95, "{percents:?}");
+    assert!(ev
+        .iter()
+        .any(|(n, d)| n == "progress" && d["stage"] == "reading"));
     let book = &ev.iter().find(|(n, _)| n == "book").expect(&body).1;
     assert!(book["chunks"].as_u64().unwrap() > 10, "{book}");
     assert_eq!(ev.last().unwrap().0, "done");
     assert!(lib.join("uploads/ch08.pdf").is_file());
+
+    // Another file with the same name does not replace the first one.
+    let other = std::fs::read(fixtures().join("biology2e/ch07.pdf")).unwrap();
+    let body = http
+        .post(format!("{}/api/ingest?name=ch08.pdf", s.url))
+        .body(other)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(events(&body).iter().any(|(n, _)| n == "book"), "{body}");
+    assert!(lib.join("uploads/ch08 (2).pdf").is_file());
+    assert_eq!(
+        std::fs::read(lib.join("uploads/ch08.pdf")).unwrap(),
+        std::fs::read(fixtures().join("biology2e/ch08.pdf")).unwrap()
+    );
 
     let books: serde_json::Value = http
         .get(format!("{}/api/books", s.url))
@@ -132,7 +155,7 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
         .json()
         .await
         .unwrap();
-    assert_eq!(books.as_array().unwrap().len(), 1, "{books}");
+    assert_eq!(books.as_array().unwrap().len(), 2, "{books}");
 
     // Streamed answer: token events as the model writes, then the whole answer.
     let body = http
@@ -220,6 +243,24 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
     let err = &ev.iter().find(|(n, _)| n == "error").expect(&body).1;
     assert_eq!(err["file"], "notes.pdf", "{err}");
     assert!(!err["message"].as_str().unwrap().is_empty());
+    assert!(
+        !lib.join("uploads/notes.pdf").exists(),
+        "a refused upload is not kept"
+    );
+
+    // `curl -d` sends form encoding: the JSON is read anyway.
+    let r = http
+        .post(format!("{}/api/ask", s.url))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(serde_json::json!({"question": Q, "stream": false}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let r = http.get(format!("{}/", s.url)).send().await.unwrap();
+    assert_eq!(r.status(), 404);
+    let e: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(e["error"]["kind"], "not_found", "{e}");
 
     let st: serde_json::Value = http
         .get(format!("{}/api/stats", s.url))
@@ -229,6 +270,6 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
         .json()
         .await
         .unwrap();
-    assert_eq!(st["books"], 1, "{st}");
+    assert_eq!(st["books"], 2, "{st}");
     assert!(st["questions"].as_i64().unwrap() >= 2, "{st}");
 }
