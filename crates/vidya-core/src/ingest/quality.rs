@@ -127,7 +127,7 @@ pub fn check_text_layer(file: &ExtractedFile) -> Result<Vec<String>> {
     if !converted.is_empty() {
         warnings.push(format!(
             "{name}: converted from the old Kruti Dev font to Unicode Hindi ({} of {} pages: {}). \
-             Read one quoted page to check it; if words look wrong, use a Unicode edition",
+             Read one quoted page to check it; if words look wrong, use a Unicode edition.",
             converted.len(),
             file.pages.len(),
             compact_ranges(&converted)
@@ -136,7 +136,7 @@ pub fn check_text_layer(file: &ExtractedFile) -> Result<Vec<String>> {
     if let Some((_, font)) = unconverted.first() {
         let pages: Vec<u32> = unconverted.iter().map(|(p, _)| *p).collect();
         warnings.push(format!(
-            "{name}: pages {} are typed in the old {} font, which Vidya cannot convert yet; their words cannot be searched",
+            "{name}: pages {} are typed in the old {} font, which Vidya cannot convert yet; their words cannot be searched.",
             compact_ranges(&pages),
             font.name()
         ));
