@@ -30,6 +30,10 @@ mod eval_cmd;
 mod index_cmd;
 mod serve;
 
+/// Answer languages a question may ask for (`auto`: the question's own), for `--lang` and the
+/// HTTP API's `lang`.
+const LANGUAGE_CHOICES: [&str; 7] = ["auto", "en", "hi", "mr", "kn", "te", "ta"];
+
 #[derive(Parser)]
 #[command(
     name = "vidya",
@@ -54,7 +58,7 @@ struct ModelArgs {
     #[arg(long, default_value = "answer", value_parser = ["answer", "socratic", "quiz"], ignore_case = true)]
     mode: String,
     /// Answer language: auto (the question's), en, hi, mr, kn, te or ta.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "en", "hi", "mr", "kn", "te", "ta"], ignore_case = true)]
+    #[arg(long, default_value = "auto", value_parser = LANGUAGE_CHOICES, ignore_case = true)]
     lang: String,
     /// Ollama model name.
     #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL, value_parser = clap::builder::NonEmptyStringValueParser::new())]

@@ -211,7 +211,7 @@ impl AskRequest {
             })?,
         };
         let lang = self.lang.clone().unwrap_or_else(|| "auto".into());
-        if !["auto", "en", "hi", "mr", "kn", "te", "ta"].contains(&lang.as_str()) {
+        if !crate::LANGUAGE_CHOICES.contains(&lang.as_str()) {
             return Err(bad_request(format!(
                 "unknown language '{lang}': use auto, en, hi, mr, kn, te or ta"
             )));

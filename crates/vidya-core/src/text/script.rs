@@ -39,10 +39,9 @@ pub fn script_of(c: char) -> Script {
     }
 }
 
-/// True for a letter, vowel sign or other mark of a Brahmic (Indic) script: Devanagari,
-/// Bengali, Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada or Malayalam (Unicode Script
-/// property, UAX #24). Dandas, digits and punctuation are not.
-pub fn is_indic(c: char) -> bool {
+/// True for a character whose Unicode Script (UAX #24) is a Brahmic script Vidya may meet:
+/// Devanagari, Bengali, Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada or Malayalam.
+fn brahmic(c: char) -> bool {
     use unicode_script::{Script as U, UnicodeScript};
     matches!(
         c.script(),
@@ -55,26 +54,19 @@ pub fn is_indic(c: char) -> bool {
             | U::Telugu
             | U::Kannada
             | U::Malayalam
-    ) && !c.is_numeric()
-        && !matches!(c, '\u{0964}' | '\u{0965}')
+    )
+}
+
+/// True for a letter, vowel sign or other mark of a Brahmic (Indic) script: Devanagari,
+/// Bengali, Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada or Malayalam (Unicode Script
+/// property, UAX #24). Dandas, digits and punctuation are not.
+pub fn is_indic(c: char) -> bool {
+    brahmic(c) && !c.is_numeric() && !matches!(c, '\u{0964}' | '\u{0965}')
 }
 
 /// True for a digit of a Brahmic script (०–९ and its Kannada, Telugu, Tamil, … forms).
 pub fn is_indic_digit(c: char) -> bool {
-    use unicode_script::{Script as U, UnicodeScript};
-    c.is_numeric()
-        && matches!(
-            c.script(),
-            U::Devanagari
-                | U::Bengali
-                | U::Gurmukhi
-                | U::Gujarati
-                | U::Oriya
-                | U::Tamil
-                | U::Telugu
-                | U::Kannada
-                | U::Malayalam
-        )
+    c.is_numeric() && brahmic(c)
 }
 
 /// Guesses the language of `text` as an ISO 639-1 code: `en`, `hi`, `mr`, `kn`, `te`, `ta`,
