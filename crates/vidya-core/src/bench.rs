@@ -152,6 +152,7 @@ pub fn build_synthetic(
             chunks,
             warnings: Vec::new(),
             embedding_model: Some(model.to_string()),
+            replaces: None,
         };
         dst.insert_book(&book, || {})?;
         written += n;

@@ -53,6 +53,14 @@ pub enum VidyaError {
         /// The file.
         path: PathBuf,
     },
+    /// A cited page cannot be drawn: the book came from a text file, or its PDF was moved.
+    #[error("{why} ({path})")]
+    NoPageImage {
+        /// The book's file.
+        path: PathBuf,
+        /// Why, with what to do.
+        why: String,
+    },
     /// A file or folder with nothing readable in it.
     #[error("nothing to read in {path}: {why}")]
     Empty {
@@ -165,6 +173,7 @@ impl VidyaError {
             Self::GarbledText { .. } => "garbled_text",
             Self::LegacyFont { .. } => "legacy_font",
             Self::Unsupported { .. } => "unsupported",
+            Self::NoPageImage { .. } => "no_page_image",
             Self::Empty { .. } => "empty",
             Self::TooLarge { .. } => "too_large",
             Self::Io { .. } => "io",

@@ -11,9 +11,11 @@
 //! and HNSW indexes), [`retrieve`] (the staged pipeline: router, fusion, reranker, gate, token
 //! budget, sentence pruner), [`ask`] (question → pipeline → extractive answer), [`answer`] (the
 //! tutor with a local model), [`eval`] and [`bench`] (measurements), [`native`] (pinned native
-//! libraries), [`trace`] (per-turn trace log).
+//! libraries), [`trace`] (per-turn trace log), [`app`] (what the desktop window and the HTTP
+//! server offer: one service both wrap).
 
 pub mod answer;
+pub mod app;
 pub mod ask;
 pub mod bench;
 pub mod embed;

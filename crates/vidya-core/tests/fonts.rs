@@ -1,4 +1,4 @@
-//! The bundled Noto Sans fonts (`resources/fonts/noto`, placed by `cargo xtask setup --models`)
+//! The bundled Noto Sans fonts (`ui/fonts`, placed by `cargo xtask setup --models`)
 //! cover every letter, vowel sign and conjunct-forming mark of the UI's Indic scripts, so the
 //! app renders Hindi, Marathi, Kannada, Telugu and Tamil on a machine without Indic fonts.
 
@@ -33,7 +33,7 @@ const FONTS: &[(&str, std::ops::RangeInclusive<char>, &str)] = &[
 
 #[test]
 fn each_font_has_a_glyph_for_every_character_of_its_script() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../resources/fonts/noto");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/fonts");
     if !dir.join("NotoSansTamil-Bold.ttf").is_file() {
         support::skip(
             &format!("the UI fonts are not in {}", dir.display()),

@@ -25,6 +25,13 @@ pub struct Citation {
     pub page_label: String,
     /// The quoted text.
     pub text: String,
+    /// Book id (0 in answers cached before it was recorded).
+    #[serde(default)]
+    pub book_id: i64,
+    /// Page ordinal inside the book (0-based; with `book_id` it names the page for the page
+    /// image).
+    #[serde(default)]
+    pub page: usize,
 }
 
 /// An extractive answer.
@@ -78,6 +85,8 @@ pub fn from_passages(
                 pdf_page: rec.pdf_page,
                 page_label: rec.label,
                 text: join(&on_page),
+                book_id: p.chunk.book_id,
+                page,
             });
         }
     }

@@ -38,6 +38,9 @@ pub struct TutorOptions {
     pub remember: bool,
     /// Passages given to the model (and quoted by the extractive answer).
     pub max_sources: usize,
+    /// Token budget of the context (answer-model tokens); `None`: the pipeline default
+    /// ([`crate::retrieve::budget::DEFAULT_BUDGET`]).
+    pub budget_tokens: Option<usize>,
 }
 
 impl Default for TutorOptions {
@@ -51,6 +54,7 @@ impl Default for TutorOptions {
             use_cache: true,
             remember: true,
             max_sources: 4,
+            budget_tokens: None,
         }
     }
 }
@@ -111,6 +115,9 @@ pub struct AskResponseData {
     pub citations: Vec<crate::answer::Citation>,
     /// Estimated tokens of the context given to the model (or quoted).
     pub context_tokens: usize,
+    /// Tokens of the whole pages the kept chunks come from (the full-page baseline).
+    #[serde(default)]
+    pub page_tokens: usize,
     /// Milliseconds per stage.
     pub timings_ms: std::collections::BTreeMap<String, f64>,
     /// The retrieval pipeline's per-stage figures ([`crate::retrieve::PipelineResult`]).
@@ -126,6 +133,7 @@ impl From<AskResponse> for AskResponseData {
             gated: r.gated,
             citations: r.citations,
             context_tokens: r.context_tokens,
+            page_tokens: r.page_tokens,
             timings_ms: r.timings_ms,
         }
     }
@@ -181,6 +189,11 @@ impl Tutor {
         &self.llm
     }
 
+    /// Changes the model settings (the Settings screen); the indexes are kept.
+    pub fn set_llm_config(&mut self, llm: LlmConfig) {
+        self.llm = llm;
+    }
+
     /// Checks that Ollama answers and the configured model is installed (blocking).
     pub fn check_model(&self) -> std::result::Result<(), LlmError> {
         let client = OllamaClient::new(self.llm.clone())?;
@@ -199,6 +212,7 @@ impl Tutor {
         let material = serde_json::json!({
             "q": normalized_question(question), "books": books, "mode": opts.mode.as_str(), "lang": lang,
             "model": if opts.use_llm { Some(&self.llm.model) } else { None }, "sources": opts.max_sources,
+            "budget": opts.budget_tokens,
         });
         hex::encode(Sha256::digest(material.to_string().as_bytes()))
     }
@@ -317,11 +331,14 @@ impl Tutor {
         }
 
         // 3. Retrieval, gate, extractive answer.
-        let ask_opts = AskOptions {
+        let mut ask_opts = AskOptions {
             books: opts.books.clone(),
             max_citations: opts.max_sources,
             ..AskOptions::default()
         };
+        if let Some(b) = opts.budget_tokens {
+            ask_opts.pipeline.budget = Some(b);
+        }
         let extractive = self.engine.ask(&query, &ask_opts)?;
         let mut base: AskResponseData = extractive.into();
         let retrieval = base.retrieval.clone();
@@ -483,6 +500,8 @@ impl Tutor {
             model: answer.model.clone(),
             status: answer.status.clone(),
             timings: serde_json::to_value(&answer.base.timings_ms).unwrap_or_default(),
+            context_tokens: answer.base.context_tokens as i64,
+            page_tokens: answer.base.page_tokens as i64,
         };
         answer.turn_id = Some(lib.add_turn(&turn)?);
         answer.conversation_id = Some(conversation_id);

@@ -120,6 +120,7 @@ pub fn ingest_documents(
         chunks,
         warnings: Vec::new(),
         embedding_model,
+        replaces: opts.replaces,
     };
     on_progress(Progress::Writing);
     lib.insert_book(&book, || {})

@@ -52,6 +52,9 @@ pub struct IngestOptions {
     /// Embeds every chunk for dense retrieval inside the same transaction; `None` stores the
     /// book for BM25 only (`vidya reindex` adds the vectors later).
     pub embedder: Option<Arc<crate::embed::Embedder>>,
+    /// Re-index this stored book: read the source again and replace the book in one
+    /// transaction (the same content is not reported as already present).
+    pub replaces: Option<i64>,
 }
 
 /// Progress of one book's ingest.
@@ -279,7 +282,10 @@ pub fn ingest_book(
         }
         hex::encode(h.finalize())
     };
-    if let Some(id) = lib.book_by_sha(&book_sha)? {
+    if let Some(id) = lib
+        .book_by_sha(&book_sha)?
+        .filter(|id| Some(*id) != opts.replaces)
+    {
         let b = lib.book(id)?;
         return Ok(IngestReport {
             book_id: id,
@@ -429,7 +435,11 @@ pub fn ingest_book(
         None => None,
     };
     for (f, sha) in &extracted {
-        for (id, title) in lib.books_with_file(sha)? {
+        for (id, title) in lib
+            .books_with_file(sha)?
+            .into_iter()
+            .filter(|(id, _)| Some(*id) != opts.replaces)
+        {
             warnings.push(format!(
                 "{} is also part of book {id} (\"{title}\"); answers may cite both",
                 f.path.file_name().unwrap_or_default().to_string_lossy()
@@ -454,6 +464,7 @@ pub fn ingest_book(
         chunks,
         warnings: warnings.clone(),
         embedding_model,
+        replaces: opts.replaces,
     };
     on_progress(Progress::Writing);
     let inserted = lib.insert_book(&book, || {

@@ -45,6 +45,12 @@ pub struct Turn {
     pub status: String,
     /// Milliseconds per stage.
     pub timings: serde_json::Value,
+    /// Answer-model tokens of the context the answer was made from.
+    #[serde(default)]
+    pub context_tokens: i64,
+    /// Tokens of the whole pages that context comes from (the full-page baseline).
+    #[serde(default)]
+    pub page_tokens: i64,
 }
 
 fn title_of(question: &str) -> String {
@@ -127,8 +133,8 @@ impl Library {
             .map_err(|e| self.db_err(e))?;
         self.conn
             .execute(
-                "INSERT INTO turns (conversation_id, ordinal, question, query, answer, citations, mode, language, model, status, timings)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                "INSERT INTO turns (conversation_id, ordinal, question, query, answer, citations, mode, language, model, status, timings, context_tokens, page_tokens)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
                 params![
                     t.conversation_id,
                     ordinal,
@@ -140,7 +146,9 @@ impl Library {
                     t.language,
                     t.model,
                     t.status,
-                    t.timings.to_string()
+                    t.timings.to_string(),
+                    t.context_tokens,
+                    t.page_tokens
                 ],
             )
             .map_err(|e| self.db_err(e))?;
@@ -159,7 +167,7 @@ impl Library {
         let mut st = self
             .conn
             .prepare(
-                "SELECT id, conversation_id, question, query, answer, citations, mode, language, model, status, timings
+                "SELECT id, conversation_id, question, query, answer, citations, mode, language, model, status, timings, context_tokens, page_tokens
                  FROM turns WHERE conversation_id = ?1 ORDER BY ordinal",
             )
             .map_err(|e| self.db_err(e))?;
@@ -179,6 +187,8 @@ impl Library {
                     model: r.get(8)?,
                     status: r.get(9)?,
                     timings: serde_json::from_str(&timings).unwrap_or_default(),
+                    context_tokens: r.get(11)?,
+                    page_tokens: r.get(12)?,
                 })
             })
             .map_err(|e| self.db_err(e))?;
@@ -244,27 +254,46 @@ impl Library {
             .map_err(|e| self.db_err(e))
     }
 
-    /// Total milliseconds of every stored turn (`timings.total`), for statistics.
-    pub fn turn_totals_ms(&self) -> Result<Vec<f64>> {
+    /// Figures of every stored turn, oldest first, for statistics.
+    pub fn turn_figures(&self) -> Result<Vec<TurnFigures>> {
         let mut st = self
             .conn
-            .prepare("SELECT timings FROM turns")
+            .prepare("SELECT timings, context_tokens, page_tokens FROM turns ORDER BY id")
             .map_err(|e| self.db_err(e))?;
         let rows = st
-            .query_map([], |r| r.get::<_, String>(0))
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
+            })
             .map_err(|e| self.db_err(e))?;
         let mut out = Vec::new();
-        for t in rows {
-            let t = t.map_err(|e| self.db_err(e))?;
-            if let Some(ms) = serde_json::from_str::<serde_json::Value>(&t)
-                .ok()
-                .and_then(|v| v["total"].as_f64())
-            {
-                out.push(ms);
-            }
+        for row in rows {
+            let (timings, context_tokens, page_tokens) = row.map_err(|e| self.db_err(e))?;
+            let timings_ms =
+                serde_json::from_str::<std::collections::BTreeMap<String, f64>>(&timings)
+                    .unwrap_or_default();
+            out.push(TurnFigures {
+                timings_ms,
+                context_tokens,
+                page_tokens,
+            });
         }
         Ok(out)
     }
+}
+
+/// One stored turn's figures ([`Library::turn_figures`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnFigures {
+    /// Milliseconds per stage (`total` is the whole turn).
+    pub timings_ms: std::collections::BTreeMap<String, f64>,
+    /// Answer-model tokens of the context sent.
+    pub context_tokens: i64,
+    /// Tokens of the whole cited pages (0 for turns stored before schema v4).
+    pub page_tokens: i64,
 }
 
 #[cfg(test)]
@@ -293,13 +322,22 @@ mod tests {
             model: Some("m".into()),
             status: "answered".into(),
             timings: serde_json::json!({"total": 12.5}),
+            context_tokens: 120,
+            page_tokens: 900,
         };
         lib.add_turn(&t).unwrap();
         lib.add_turn(&t).unwrap();
         let turns = lib.turns(c).unwrap();
         assert_eq!(turns.len(), 2);
         assert_eq!(turns[1].citations, serde_json::json!([{"n": 1}]));
-        assert_eq!(lib.turn_totals_ms().unwrap(), vec![12.5, 12.5]);
+        let figures = lib.turn_figures().unwrap();
+        assert_eq!(figures.len(), 2);
+        assert_eq!(figures[0].timings_ms["total"], 12.5);
+        assert_eq!(
+            (figures[1].context_tokens, figures[1].page_tokens),
+            (120, 900)
+        );
+        assert_eq!(turns[1].page_tokens, 900);
         assert!(lib.cache_get("k").unwrap().is_none());
         lib.cache_put("k", "{}").unwrap();
         assert_eq!(lib.cache_get("k").unwrap().as_deref(), Some("{}"));

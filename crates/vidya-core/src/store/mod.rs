@@ -140,6 +140,9 @@ pub struct NewBook {
     pub warnings: Vec<String>,
     /// The embedder that computed the chunks' vectors ([`crate::embed::Embedder::model_id`]).
     pub embedding_model: Option<String>,
+    /// A stored book this one replaces (re-indexing): it is deleted in the same transaction,
+    /// so a failure or crash keeps the old one.
+    pub replaces: Option<i64>,
 }
 
 /// A stored chunk with what a citation needs.
@@ -338,6 +341,15 @@ impl Library {
             source,
         };
         let tx = self.conn.transaction().map_err(err)?;
+        if let Some(old) = book.replaces {
+            if tx
+                .execute("DELETE FROM books WHERE id = ?1", [old])
+                .map_err(err)?
+                == 0
+            {
+                return Err(VidyaError::NoSuchBook(old));
+            }
+        }
         tx.execute(
             "INSERT INTO books (title, language, sha256, source_path, page_count, chunk_count, status, warnings)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'ready', ?7)",

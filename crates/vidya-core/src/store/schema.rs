@@ -111,6 +111,11 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX chunks_chapter ON chunks(chapter_id);
     "#,
+    // v4: per-turn token figures for the dashboard (context sent vs the full-page baseline).
+    r#"
+    ALTER TABLE turns ADD COLUMN context_tokens INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE turns ADD COLUMN page_tokens INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

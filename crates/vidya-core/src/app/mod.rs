@@ -1,0 +1,529 @@
+//! The app service: everything the desktop window (the Tauri commands in `src-tauri/`) and
+//! `vidya serve` (the HTTP API in `vidya-cli`) offer, in one place, so that both are thin
+//! wrappers and behave the same.
+//!
+//! [`App`] owns the library folder, its settings, the tutor (built on the first question and
+//! kept: its BM25 and HNSW indexes live in memory) and the one ingest that may run at a time.
+//! Every method blocks: call it from a worker thread (`spawn_blocking`), never from the UI
+//! thread or an async task.
+
+pub mod events;
+pub mod page_image;
+pub mod settings;
+pub mod uploads;
+
+pub use events::{AskEvent, ErrorBody, IngestEvent, IngestProgress};
+pub use settings::{BudgetPreset, Settings, LANGUAGE_CHOICES};
+
+use crate::answer::prompt::Mode;
+use crate::answer::{Tutor, TutorAnswer, TutorOptions};
+use crate::embed::Embedder;
+use crate::error::{Result, VidyaError};
+use crate::ingest::{self, IngestOptions, Progress};
+use crate::search::DenseIndex;
+use crate::store::stats::LibraryStats;
+use crate::store::{BookInfo, Conversation, Turn};
+use crate::{Engine, Library};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+/// A question from the UI: the JSON body of `POST /api/ask` and the `ask` command's argument.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AskRequest {
+    /// The student's words.
+    pub question: String,
+    /// `answer`, `socratic` or `quiz` (default: the settings' mode).
+    #[serde(default)]
+    pub mode: Option<String>,
+    /// Answer language: one of [`LANGUAGE_CHOICES`] (default: the settings' language).
+    #[serde(default)]
+    pub lang: Option<String>,
+    /// Only these books (ids); all when absent or empty.
+    #[serde(default)]
+    pub books: Option<Vec<i64>>,
+    /// Continue this conversation.
+    #[serde(default)]
+    pub conversation: Option<i64>,
+    /// Quote the textbook only (no model).
+    #[serde(default)]
+    pub no_llm: bool,
+    /// Do not use or fill the answer cache.
+    #[serde(default)]
+    pub no_cache: bool,
+    /// HTTP only: `false` answers with one JSON object instead of an event stream.
+    #[serde(default)]
+    pub stream: Option<bool>,
+}
+
+/// Which page to draw for the citation side panel, and what to highlight on it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageImageRequest {
+    /// Book id (a citation's `book_id`).
+    pub book_id: i64,
+    /// Page ordinal in the book (a citation's `page`).
+    pub page: usize,
+    /// Sentences to highlight (a citation's kept sentences).
+    #[serde(default)]
+    pub highlight: Vec<String>,
+    /// Width in pixels (default [`page_image::DEFAULT_WIDTH_PX`]).
+    #[serde(default)]
+    pub width: Option<u32>,
+}
+
+/// `GET /health` and the window's start-up check.
+#[derive(Debug, Clone, Serialize)]
+pub struct Health {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// Vidya's version.
+    pub version: &'static str,
+    /// The library folder.
+    pub library: String,
+    /// Books stored.
+    pub books: i64,
+}
+
+/// The answer model's settings given on the command line (`vidya serve --model --ollama`):
+/// they win over the saved settings until the Settings screen saves new ones.
+#[derive(Debug, Clone, Default)]
+pub struct LlmOverrides {
+    /// Ollama address.
+    pub host: Option<String>,
+    /// Model name.
+    pub model: Option<String>,
+}
+
+/// The app service over one library folder.
+pub struct App {
+    library: PathBuf,
+    embed: bool,
+    overrides: Mutex<LlmOverrides>,
+    tutor: Mutex<Option<Tutor>>,
+    embedder: Mutex<Option<Arc<Embedder>>>,
+    ingest: Mutex<()>,
+    cancel: Mutex<Option<Arc<AtomicBool>>>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("library", &self.library)
+            .field("embed", &self.embed)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn file_label(path: &Path) -> String {
+    path.file_name()
+        .unwrap_or(path.as_os_str())
+        .to_string_lossy()
+        .to_string()
+}
+
+impl App {
+    /// The service for the library in `library` (created when absent). `embed`: store dense
+    /// vectors for new books when the embedder is installed (false: word search only, faster).
+    /// Errors: the folder cannot be created or its database opened.
+    pub fn open(library: &Path, embed: bool, overrides: LlmOverrides) -> Result<Self> {
+        Library::open(library)?;
+        Ok(Self {
+            library: library.to_path_buf(),
+            embed,
+            overrides: Mutex::new(overrides),
+            tutor: Mutex::new(None),
+            embedder: Mutex::new(None),
+            ingest: Mutex::new(()),
+            cancel: Mutex::new(None),
+        })
+    }
+
+    /// The library folder.
+    pub fn library_dir(&self) -> &Path {
+        &self.library
+    }
+
+    fn lib(&self) -> Result<Library> {
+        Library::open(&self.library)
+    }
+
+    /// Drops the tutor: the next question reloads the indexes (after books change).
+    fn forget_tutor(&self) {
+        let old = lock(&self.tutor).take();
+        drop(old);
+    }
+
+    /// Health figures. Errors: database errors.
+    pub fn health(&self) -> Result<Health> {
+        Ok(Health {
+            status: "ok",
+            version: env!("CARGO_PKG_VERSION"),
+            library: self.library.display().to_string(),
+            books: self.lib()?.counts()?.0,
+        })
+    }
+
+    /// The books, oldest first (what `vidya books --json` prints).
+    pub fn books(&self) -> Result<Vec<BookInfo>> {
+        self.lib()?.books()
+    }
+
+    /// Usage figures for the dashboard (what `vidya stats --json` prints).
+    pub fn stats(&self) -> Result<LibraryStats> {
+        self.lib()?.stats()
+    }
+
+    /// The settings in effect: the saved ones with the command line's model settings over
+    /// them.
+    pub fn settings(&self) -> Settings {
+        let mut s = Settings::load(&self.library);
+        let o = lock(&self.overrides);
+        if let Some(h) = &o.host {
+            s.ollama_host = h.clone();
+        }
+        if let Some(m) = &o.model {
+            s.model = m.clone();
+        }
+        s
+    }
+
+    /// Validates and saves `settings`; they apply from the next question. Returns the
+    /// settings in effect. Errors: [`VidyaError::BadOption`] naming the bad field; I/O.
+    pub fn save_settings(&self, settings: &Settings) -> Result<Settings> {
+        settings.save(&self.library)?;
+        *lock(&self.overrides) = LlmOverrides::default();
+        Ok(self.settings())
+    }
+
+    /// The tutor options for `req` under `settings`.
+    fn tutor_options(req: &AskRequest, settings: &Settings) -> Result<TutorOptions> {
+        let mode_name = req.mode.clone().unwrap_or_else(|| settings.mode.clone());
+        let mode = Mode::parse(&mode_name).ok_or_else(|| {
+            VidyaError::BadOption(format!(
+                "unknown mode '{mode_name}': use answer, socratic or quiz"
+            ))
+        })?;
+        let lang = req
+            .lang
+            .clone()
+            .unwrap_or_else(|| settings.language.clone());
+        if !LANGUAGE_CHOICES.contains(&lang.as_str()) {
+            return Err(VidyaError::BadOption(format!(
+                "unknown language '{lang}': use auto, en, hi, mr, kn, te or ta"
+            )));
+        }
+        let (budget, sources) = settings.budget.budget();
+        Ok(TutorOptions {
+            mode,
+            language: Some(lang),
+            books: req.books.clone().filter(|b| !b.is_empty()),
+            conversation: req.conversation,
+            use_llm: !req.no_llm,
+            use_cache: !req.no_cache,
+            max_sources: sources,
+            budget_tokens: Some(budget),
+            ..TutorOptions::default()
+        })
+    }
+
+    /// Checks `req` without answering it (bad mode or language). Errors:
+    /// [`VidyaError::BadOption`].
+    pub fn check_request(&self, req: &AskRequest) -> Result<()> {
+        Self::tutor_options(req, &self.settings()).map(|_| ())
+    }
+
+    /// Answers a question; `on_token` receives the model's text as it streams. One question
+    /// is answered at a time. Errors: as [`Tutor::ask`]; a model that is down or stops is not
+    /// an error (the answer quotes the textbook and says why).
+    pub fn ask(
+        &self,
+        req: &AskRequest,
+        on_token: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<TutorAnswer> {
+        let settings = self.settings();
+        let opts = Self::tutor_options(req, &settings)?;
+        let mut guard = lock(&self.tutor);
+        if guard.is_none() {
+            let engine = Engine::from_library(Library::open_existing(&self.library)?)?;
+            *guard = Some(Tutor::new(engine, settings.llm()));
+        }
+        let tutor = guard.as_mut().expect("built above");
+        tutor.set_llm_config(settings.llm());
+        tutor.ask(&req.question, &opts, on_token, None)
+    }
+
+    /// Conversations, newest first.
+    pub fn conversations(&self) -> Result<Vec<Conversation>> {
+        self.lib()?.conversations()
+    }
+
+    /// The turns of a conversation. Errors: [`VidyaError::NoSuchConversation`].
+    pub fn conversation(&self, id: i64) -> Result<Vec<Turn>> {
+        let lib = self.lib()?;
+        if !lib.conversation_exists(id)? {
+            return Err(VidyaError::NoSuchConversation(id));
+        }
+        lib.turns(id)
+    }
+
+    /// Deletes a conversation. Errors: [`VidyaError::NoSuchConversation`].
+    pub fn delete_conversation(&self, id: i64) -> Result<()> {
+        if self.lib()?.delete_conversation(id)? {
+            Ok(())
+        } else {
+            Err(VidyaError::NoSuchConversation(id))
+        }
+    }
+
+    /// Deletes a book (and its uploaded copy, if Vidya keeps one). Errors:
+    /// [`VidyaError::NoSuchBook`]; database errors.
+    pub fn delete_book(&self, id: i64) -> Result<()> {
+        let mut lib = self.lib()?;
+        let book = lib.book(id)?;
+        lib.delete_book(id)?;
+        self.forget_tutor();
+        let uploads = self.library.join(uploads::UPLOADS_DIR);
+        let source = PathBuf::from(&book.source_path);
+        if source.parent() == Some(uploads.as_path()) {
+            let _ = std::fs::remove_file(&source);
+        }
+        if let Some(e) = self.embedder_if_loaded() {
+            let _ = DenseIndex::open(&lib, &e.model_id(), crate::embed::DIM);
+        }
+        Ok(())
+    }
+
+    /// Renders a cited page with its sentences highlighted. Errors: see
+    /// [`page_image::render`].
+    pub fn page_image(&self, req: &PageImageRequest) -> Result<page_image::PageImage> {
+        page_image::render(
+            &self.lib()?,
+            req.book_id,
+            req.page,
+            &req.highlight,
+            req.width.unwrap_or(page_image::DEFAULT_WIDTH_PX),
+        )
+    }
+
+    /// Keeps an uploaded file in `<library>/uploads/` and returns its path. Errors:
+    /// [`VidyaError::BadOption`] for an unusable name, [`VidyaError::Empty`] for 0 bytes; I/O.
+    /// (Size and type are checked by the ingest that follows.)
+    pub fn save_upload(&self, name: &str, bytes: &[u8]) -> Result<PathBuf> {
+        let name = uploads::safe_file_name(name).ok_or_else(|| {
+            VidyaError::BadOption(
+                "name the uploaded file: a file name such as book.pdf is needed".into(),
+            )
+        })?;
+        if bytes.is_empty() {
+            return Err(VidyaError::Empty {
+                path: PathBuf::from(&name),
+                why: "the upload is empty (0 bytes)".into(),
+            });
+        }
+        let dir = self.library.join(uploads::UPLOADS_DIR);
+        std::fs::create_dir_all(&dir).map_err(|e| VidyaError::io(&dir, e))?;
+        let path = uploads::upload_path(&dir, &name, bytes);
+        std::fs::write(&path, bytes).map_err(|e| VidyaError::io(&path, e))?;
+        Ok(path)
+    }
+
+    /// Stops the running ingest (its book is not stored; earlier books stay). Returns false
+    /// when none runs.
+    pub fn cancel_ingest(&self) -> bool {
+        match lock(&self.cancel).as_ref() {
+            Some(flag) => {
+                flag.store(true, Ordering::SeqCst);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn embedder_if_loaded(&self) -> Option<Arc<Embedder>> {
+        lock(&self.embedder).clone()
+    }
+
+    /// The embedder for new books, loaded once; `None` (with a note) when not installed.
+    fn embedder_for_ingest(&self, emit: &mut dyn FnMut(IngestEvent)) -> Option<Arc<Embedder>> {
+        if !self.embed {
+            return None;
+        }
+        let mut slot = lock(&self.embedder);
+        if slot.is_none() {
+            match Embedder::load() {
+                Ok(e) => *slot = Some(Arc::new(e)),
+                Err(e) => emit(IngestEvent::Note {
+                    message: format!(
+                        "books are stored for word search only: {e}. Then run `vidya reindex`."
+                    ),
+                }),
+            }
+        }
+        slot.clone()
+    }
+
+    /// Ingests `paths` (files or chapter folders), one book at a time, sending events and
+    /// finally [`IngestEvent::Done`]. `uploaded`: the paths are uploads Vidya keeps; one that
+    /// is refused is deleted. Returns true when at least one book is in the library afterwards
+    /// (added now or already there). Waits while another ingest runs.
+    pub fn ingest(
+        &self,
+        paths: &[PathBuf],
+        title: Option<String>,
+        uploaded: bool,
+        emit: &mut dyn FnMut(IngestEvent),
+    ) -> bool {
+        self.ingest_with(paths, title, None, uploaded, emit)
+    }
+
+    /// Reads book `id` again from its source and replaces it in one transaction (after an
+    /// update of Vidya's reading, or to add dense vectors). The old book stays when the source
+    /// is gone or unreadable. Events as [`App::ingest`].
+    pub fn reindex_book(&self, id: i64, emit: &mut dyn FnMut(IngestEvent)) -> bool {
+        let book = match self.lib().and_then(|l| l.book(id)) {
+            Ok(b) => b,
+            Err(e) => {
+                emit(IngestEvent::Error(ErrorBody::from(&e)));
+                emit(IngestEvent::Done {});
+                return false;
+            }
+        };
+        let source = PathBuf::from(&book.source_path);
+        if !source.exists() {
+            let mut body = ErrorBody::from(&VidyaError::NoPageImage {
+                path: source.clone(),
+                why: "the book's file was moved or deleted, so it cannot be read again; the stored book is kept".into(),
+            });
+            body.kind = "source_missing".into();
+            body.file = Some(file_label(&source));
+            emit(IngestEvent::Error(body));
+            emit(IngestEvent::Done {});
+            return false;
+        }
+        self.ingest_with(&[source], Some(book.title), Some(id), false, emit)
+    }
+
+    fn ingest_with(
+        &self,
+        paths: &[PathBuf],
+        title: Option<String>,
+        replaces: Option<i64>,
+        uploaded: bool,
+        emit: &mut dyn FnMut(IngestEvent),
+    ) -> bool {
+        let _running = lock(&self.ingest);
+        let cancel = Arc::new(AtomicBool::new(false));
+        *lock(&self.cancel) = Some(cancel.clone());
+        let mut stored_any = false;
+        let mut added = false;
+        let mut books = Vec::new();
+        for p in paths {
+            match ingest::plan(p) {
+                Ok(b) => books.extend(b),
+                Err(e) => {
+                    let mut body = ErrorBody::from(&e);
+                    body.file = Some(file_label(p));
+                    emit(IngestEvent::Error(body));
+                    if uploaded {
+                        let _ = std::fs::remove_file(p);
+                    }
+                }
+            }
+        }
+        let mut lib = match self.lib() {
+            Ok(l) => l,
+            Err(e) => {
+                emit(IngestEvent::Error(ErrorBody::from(&e)));
+                emit(IngestEvent::Done {});
+                *lock(&self.cancel) = None;
+                return false;
+            }
+        };
+        let embedder = if books.is_empty() {
+            None
+        } else {
+            self.embedder_for_ingest(emit)
+        };
+        let opts = IngestOptions {
+            title: if books.len() == 1 { title } else { None },
+            cancel: Some(cancel.clone()),
+            embedder: embedder.clone(),
+            replaces,
+        };
+        for src in &books {
+            let file = file_label(&src.path);
+            let started = Instant::now();
+            let mut last_percent = 0;
+            let result = ingest::ingest_book(&mut lib, src, &opts, &mut |p| {
+                let (stage, done, total, from, span) = match p {
+                    // The book's page total is not known before its last file opens: the
+                    // file's own count is used, and `percent` never goes back.
+                    Progress::Reading { page, pages, .. } => ("reading", page, pages, 0, 60),
+                    Progress::Indexing => ("chunking", 0, 0, 60, 0),
+                    Progress::Embedding { done, total } => ("embedding", done, total, 60, 35),
+                    Progress::Writing => ("saving", 0, 0, 95, 0),
+                };
+                let percent = (from + (done * span).checked_div(total).unwrap_or(0))
+                    .max(last_percent)
+                    .min(99);
+                last_percent = percent;
+                let elapsed = started.elapsed().as_secs_f64();
+                let eta_s = (percent >= 3).then(|| {
+                    (elapsed * (100 - percent) as f64 / percent as f64 * 10.0).round() / 10.0
+                });
+                emit(IngestEvent::Progress(IngestProgress {
+                    file: file.clone(),
+                    stage: stage.into(),
+                    done,
+                    total,
+                    percent,
+                    eta_s,
+                }));
+            });
+            match result {
+                Ok(r) => {
+                    added |= !r.already_present;
+                    stored_any = true;
+                    emit(IngestEvent::Book(r));
+                }
+                Err(e) => {
+                    let mut body = ErrorBody::from(&e);
+                    body.file = Some(file.clone());
+                    emit(IngestEvent::Error(body));
+                    if uploaded {
+                        let _ = std::fs::remove_file(&src.path);
+                    }
+                }
+            }
+        }
+        *lock(&self.cancel) = None;
+        if added {
+            if let Some(e) = &embedder {
+                let model = e.model_id();
+                match lib.missing_vector_count(&model) {
+                    Ok(0) => {
+                        if let Err(err) = DenseIndex::open(&lib, &model, crate::embed::DIM) {
+                            emit(IngestEvent::Note { message: err.to_string() });
+                        }
+                    }
+                    Ok(n) => emit(IngestEvent::Note {
+                        message: format!("{n} chunk(s) of earlier books have no dense vectors; run `vidya reindex` to add them"),
+                    }),
+                    Err(err) => emit(IngestEvent::Note { message: err.to_string() }),
+                }
+            }
+            // The next question rebuilds the tutor's in-memory indexes with the new book.
+            self.forget_tutor();
+        }
+        emit(IngestEvent::Done {});
+        stored_any
+    }
+}

@@ -1,0 +1,227 @@
+//! The citation side panel's page image: a stored page rendered by pdfium as PNG, with the
+//! quoted sentences highlighted.
+//!
+//! Highlighting searches the page's text layer (pdfium `FPDFText_FindStart`) for windows of
+//! [`WINDOW_WORDS`] consecutive words of each quoted sentence, so a sentence that Vidya's
+//! repairs changed slightly (joined hyphenation, re-spaced Indic words) is still mostly found;
+//! a window that is not found is simply not painted.
+
+use crate::error::{Result, VidyaError};
+use crate::ingest::pdf::pdfium;
+use crate::Library;
+use pdfium_render::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Default rendered width (pixels): readable in the side panel at 1366×768 and about 150 KB
+/// as PNG for a textbook page.
+pub const DEFAULT_WIDTH_PX: u32 = 900;
+/// Largest width accepted (pixels).
+pub const MAX_WIDTH_PX: u32 = 2000;
+/// Words per searched window.
+pub const WINDOW_WORDS: usize = 4;
+/// Most windows searched per page (bounds the work for long quotes).
+const MAX_WINDOWS: usize = 120;
+/// Highlight colour (RGBA, yellow marker) blended over the page.
+const HIGHLIGHT: [u8; 4] = [255, 214, 0, 110];
+
+/// A rendered page.
+#[derive(Debug, Clone)]
+pub struct PageImage {
+    /// PNG bytes.
+    pub png: Vec<u8>,
+    /// Width × height in pixels.
+    pub size: (u32, u32),
+    /// Highlight rectangles painted.
+    pub highlights: usize,
+}
+
+fn not_renderable(path: &Path, why: &str) -> VidyaError {
+    VidyaError::NoPageImage {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+    }
+}
+
+/// Renders page `page` (0-based ordinal in the book) of book `book_id` at `width_px` pixels
+/// (clamped to 100–[`MAX_WIDTH_PX`]) with `highlight` sentences marked.
+///
+/// Errors: [`VidyaError::NoSuchBook`] for an unknown book or page; [`VidyaError::NoPageImage`]
+/// when the book came from a text file (no page to draw) or its file was moved away since it
+/// was added; [`VidyaError::Corrupt`] when pdfium cannot open or render it.
+pub fn render(
+    lib: &Library,
+    book_id: i64,
+    page: usize,
+    highlight: &[String],
+    width_px: u32,
+) -> Result<PageImage> {
+    let rec = lib
+        .page(book_id, page)?
+        .ok_or(VidyaError::NoSuchBook(book_id))?;
+    let path = PathBuf::from(&rec.file_path);
+    let is_pdf = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pdf"));
+    if !is_pdf {
+        return Err(not_renderable(
+            &path,
+            "this book was added from a text file, so there is no printed page to show; the quoted sentences are the page's words",
+        ));
+    }
+    if !path.is_file() {
+        return Err(not_renderable(
+            &path,
+            "the PDF was moved or deleted after it was added, so its page cannot be drawn; add the book again from its new place to see pages",
+        ));
+    }
+    let pdfium = pdfium()?;
+    let corrupt = |e: PdfiumError| VidyaError::Corrupt {
+        path: path.clone(),
+        detail: e.to_string(),
+    };
+    let doc = pdfium.load_pdf_from_file(&path, None).map_err(corrupt)?;
+    let index = rec.pdf_page.saturating_sub(1) as i32;
+    let pdf_page = doc.pages().get(index).map_err(corrupt)?;
+    let width = width_px.clamp(100, MAX_WIDTH_PX);
+    let bitmap = pdf_page
+        .render_with_config(&PdfRenderConfig::new().set_target_width(width as Pixels))
+        .map_err(corrupt)?;
+    let (w, h) = (bitmap.width() as u32, bitmap.height() as u32);
+    let mut rgba = bitmap.as_rgba_bytes();
+    let scale = w as f32 / pdf_page.width().value.max(1.0);
+    let page_h = pdf_page.height().value;
+    let mut rects = Vec::new();
+    if let Ok(text) = pdf_page.text() {
+        for window in windows(highlight).into_iter().take(MAX_WINDOWS) {
+            let Ok(search) = text.search(&window, &PdfSearchOptions::new()) else {
+                continue;
+            };
+            if let Some(segments) = search.find_next() {
+                for s in segments.iter() {
+                    let b = s.bounds();
+                    rects.push((
+                        (b.left().value * scale).floor(),
+                        ((page_h - b.top().value) * scale).floor(),
+                        (b.right().value * scale).ceil(),
+                        ((page_h - b.bottom().value) * scale).ceil(),
+                    ));
+                }
+            }
+        }
+    }
+    let mut painted = vec![false; (w * h) as usize];
+    for (l, t, r, b) in &rects {
+        paint(&mut rgba, &mut painted, w, h, (*l, *t, *r, *b));
+    }
+    let png = encode_png(&rgba, w, h).map_err(|e| VidyaError::Corrupt {
+        path: path.clone(),
+        detail: format!("PNG encoding failed: {e}"),
+    })?;
+    Ok(PageImage {
+        png,
+        size: (w, h),
+        highlights: rects.len(),
+    })
+}
+
+/// The search windows of `sentences`: runs of [`WINDOW_WORDS`] words (a shorter sentence is
+/// one window; the last window ends at the sentence's last word), deduplicated.
+pub fn windows(sentences: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in sentences {
+        let words: Vec<&str> = s
+            .split_whitespace()
+            // `[n]` citation markers are not on the page.
+            .filter(|w| {
+                !(w.len() > 2
+                    && w.starts_with('[')
+                    && w.ends_with(']')
+                    && w[1..w.len() - 1].bytes().all(|b| b.is_ascii_digit()))
+            })
+            .map(|w| w.trim_matches(|c: char| matches!(c, '[' | ']' | '“' | '”' | '"')))
+            .filter(|w| !w.is_empty())
+            .collect();
+        if words.is_empty() {
+            continue;
+        }
+        let step = WINDOW_WORDS.min(words.len());
+        let mut i = 0;
+        loop {
+            let end = (i + WINDOW_WORDS).min(words.len());
+            let start = end.saturating_sub(step);
+            let w = words[start..end].join(" ");
+            if !out.contains(&w) {
+                out.push(w);
+            }
+            if end == words.len() {
+                break;
+            }
+            i += step;
+        }
+    }
+    out
+}
+
+/// Blends the highlight colour over the rectangle (each pixel at most once, so overlapping
+/// windows do not darken).
+fn paint(rgba: &mut [u8], painted: &mut [bool], w: u32, h: u32, rect: (f32, f32, f32, f32)) {
+    let (l, t, r, b) = rect;
+    let x0 = l.max(0.0) as u32;
+    let y0 = t.max(0.0) as u32;
+    let x1 = (r.max(0.0) as u32).min(w);
+    let y1 = (b.max(0.0) as u32).min(h);
+    let a = HIGHLIGHT[3] as u32;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = (y * w + x) as usize;
+            if painted[p] {
+                continue;
+            }
+            painted[p] = true;
+            for c in 0..3 {
+                let v = rgba[p * 4 + c] as u32;
+                rgba[p * 4 + c] = ((v * (255 - a) + HIGHLIGHT[c] as u32 * a) / 255) as u8;
+            }
+        }
+    }
+}
+
+fn encode_png(rgba: &[u8], w: u32, h: u32) -> std::result::Result<Vec<u8>, png::EncodingError> {
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, w, h);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut writer = enc.write_header()?;
+    writer.write_image_data(rgba)?;
+    writer.finish()?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_are_searched_in_overlapping_word_windows() {
+        let w = windows(&["Plants make food from light [1]".to_string()]);
+        assert_eq!(w, vec!["Plants make food from", "make food from light"]);
+        let w = windows(&["Cells divide.".into(), "".into(), "Cells divide.".into()]);
+        assert_eq!(w, vec!["Cells divide."]);
+    }
+
+    #[test]
+    fn highlight_blends_once_inside_the_image() {
+        let (w, h) = (4u32, 3u32);
+        let mut rgba = vec![255u8; (w * h * 4) as usize];
+        let mut painted = vec![false; (w * h) as usize];
+        paint(&mut rgba, &mut painted, w, h, (1.0, 1.0, 10.0, 10.0));
+        let once = rgba.clone();
+        paint(&mut rgba, &mut painted, w, h, (0.0, 0.0, 3.0, 3.0));
+        // (1,1) was painted by the first rectangle and is not darkened again.
+        let p = ((w + 1) * 4) as usize;
+        assert_eq!(rgba[p..p + 4], once[p..p + 4]);
+        assert!(rgba[p + 2] < 255, "blue channel drops under yellow");
+        // (0,0) only by the second; the alpha channel is untouched.
+        assert!(rgba[2] < 255 && rgba[3] == 255);
+    }
+}

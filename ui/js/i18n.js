@@ -1,0 +1,52 @@
+// Interface strings: one JSON file per language in ui/i18n/ (en, hi, mr, kn, te, ta).
+// Elements name their string with data-i18n (text), data-i18n-placeholder or
+// data-i18n-title; code calls t(key, {name: value}). A key missing from a language falls back
+// to English.
+
+export const LANGUAGES = ['en', 'hi', 'mr', 'kn', 'te', 'ta'];
+let english = {};
+let strings = {};
+let current = 'en';
+
+async function load(lang) {
+  const res = await fetch(`i18n/${lang}.json`);
+  if (!res.ok) throw new Error(`i18n/${lang}.json: HTTP ${res.status}`);
+  return res.json();
+}
+
+/** The current interface language. */
+export function language() {
+  return current;
+}
+
+/** Switches the interface to `lang` and re-labels the page. */
+export async function setLanguage(lang) {
+  if (!LANGUAGES.includes(lang)) lang = 'en';
+  if (!Object.keys(english).length) english = await load('en');
+  strings = lang === 'en' ? english : await load(lang);
+  current = lang;
+  document.documentElement.lang = lang;
+  apply(document);
+  try { localStorage.setItem('vidya.ui_language', lang); } catch { /* private mode */ }
+}
+
+/** The string `key` with `{name}` placeholders filled from `vars`. */
+export function t(key, vars = {}) {
+  const s = strings[key] ?? english[key] ?? key;
+  return s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
+}
+
+/** Labels every element under `root` that names a string. */
+export function apply(root) {
+  root.querySelectorAll('[data-i18n]').forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  root.querySelectorAll('[data-i18n-placeholder]').forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
+  root.querySelectorAll('[data-i18n-title]').forEach((el) => {
+    el.title = t(el.dataset.i18nTitle);
+    el.setAttribute('aria-label', el.title);
+  });
+}
+
+/** The language saved in this browser, if any. */
+export function savedLanguage() {
+  try { return localStorage.getItem('vidya.ui_language'); } catch { return null; }
+}

@@ -1,0 +1,52 @@
+// Start-up: load the settings and the interface language, wire the four screens.
+
+import * as api from './transport.js';
+import * as i18n from './i18n.js';
+import * as ask from './ask.js';
+import * as library from './library.js';
+import * as dashboard from './dashboard.js';
+import * as settings from './settings.js';
+
+const $ = (id) => document.getElementById(id);
+
+function show(screen) {
+  document.querySelectorAll('.tabs button').forEach((b) => b.setAttribute('aria-selected', String(b.dataset.screen === screen)));
+  document.querySelectorAll('.screen').forEach((s) => { s.hidden = s.id !== `screen-${screen}`; });
+  if (screen === 'library') library.refreshBooks();
+  if (screen === 'dashboard') dashboard.refresh();
+}
+
+async function start() {
+  let s = null;
+  try { s = await settings.load(); } catch (e) { ask.toast(e.message); }
+  const lang = (s && s.ui_language) || i18n.savedLanguage() || 'en';
+  await i18n.setLanguage(lang);
+  $('ui-language').value = i18n.language();
+  if (s) ask.setDefaults(s);
+
+  document.querySelectorAll('.tabs button').forEach((b) => b.addEventListener('click', () => show(b.dataset.screen)));
+  // Arrow keys move between tabs (WAI-ARIA tabs pattern).
+  $('tab-ask').parentElement.addEventListener('keydown', (e) => {
+    const tabs = [...document.querySelectorAll('.tabs button')];
+    const i = tabs.indexOf(document.activeElement);
+    if (i < 0 || !['ArrowLeft', 'ArrowRight'].includes(e.key)) return;
+    const next = tabs[(i + (e.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length];
+    next.focus();
+    show(next.dataset.screen);
+  });
+  $('ui-language').addEventListener('change', async (e) => {
+    await i18n.setLanguage(e.target.value);
+    ask.relabel();
+    library.refreshBooks();
+    try { await settings.save({ ui_language: i18n.language() }); } catch { /* kept in this browser */ }
+  });
+  ask.init();
+  library.init((books) => ask.setBooks(books));
+  settings.init((saved) => ask.setDefaults(saved));
+  await library.refreshBooks();
+  document.body.dataset.ready = 'true';
+  $('question').focus();
+  api.ready();
+}
+
+start();

@@ -1,0 +1,59 @@
+// The Settings screen: Ollama host and model, default answer language and mode, token-budget
+// preset. Saved in the library folder (settings.json) by the engine, which validates them.
+
+import * as api from './transport.js';
+import { t } from './i18n.js';
+import { text } from './render.js';
+
+const $ = (id) => document.getElementById(id);
+let current = null;
+
+/** The settings last loaded or saved. */
+export function settings() {
+  return current;
+}
+
+function fill(s) {
+  current = s;
+  $('s-host').value = s.ollama_host;
+  $('s-model').value = s.model;
+  $('s-language').value = s.language;
+  $('s-mode').value = s.mode;
+  document.querySelectorAll('input[name=budget]').forEach((r) => { r.checked = r.value === s.budget; });
+}
+
+export async function load() {
+  const s = await api.call('get_settings');
+  fill(s);
+  return s;
+}
+
+/** Saves `changes` over the current settings; returns the settings in effect. */
+export async function save(changes) {
+  const s = await api.call('save_settings', { settings: { ...current, ...changes } });
+  fill(s);
+  return s;
+}
+
+export function init(onSaved) {
+  $('settings-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const status = $('settings-status');
+    const budget = document.querySelector('input[name=budget]:checked');
+    try {
+      const s = await save({
+        ollama_host: $('s-host').value.trim(),
+        model: $('s-model').value.trim(),
+        language: $('s-language').value,
+        mode: $('s-mode').value,
+        budget: budget ? budget.value : 'balanced',
+      });
+      status.className = 'notice';
+      text(status, t('settings.saved'));
+      onSaved(s);
+    } catch (err) {
+      status.className = 'error';
+      text(status, err.message);
+    }
+  });
+}
