@@ -221,11 +221,14 @@ fn main() {
             std::process::exit(1);
         }
     };
+    let app = Arc::new(app);
+    {
+        // The indexes and models load while the window opens: the first answer is not slower.
+        let app = app.clone();
+        std::thread::spawn(move || app.warm_up());
+    }
     let result = tauri::Builder::default()
-        .manage(Vidya {
-            app: Arc::new(app),
-            started,
-        })
+        .manage(Vidya { app, started })
         .invoke_handler(tauri::generate_handler![
             health,
             ui_ready,

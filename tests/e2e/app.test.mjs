@@ -155,14 +155,35 @@ test('a damaged file is refused in words and the library stays usable', { skip }
   writeFileSync(bad, Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(4000, 0x41)]));
   await page.setInputFiles('#file-input', bad);
   const item = page.locator('#ingest-queue li').first();
-  await item.locator('.status').filter({ hasText: /damaged|incomplete/ }).waitFor({ timeout: 60000 });
+  await item.locator('div.status').filter({ hasText: /damaged|incomplete/ }).waitFor({ timeout: 60000 });
   assert.ok(await item.evaluate((li) => li.classList.contains('failed')));
+  // The engine's full message, with what to do, is one click away.
+  assert.match(await item.locator('details').innerText({ timeout: 5000 }).catch(() => ''), /Details|damaged/);
   assert.equal(await page.locator('#book-rows tr').count(), 2, 'both books are still listed');
   await shot('library-error-en');
 });
 
+test('a Kruti Dev book is converted and the teacher is told on the library screen', { skip }, async () => {
+  await page.setInputFiles('#file-input', join(repo, 'tests/fixtures/indic/hi_krutidev010_legacy.pdf'));
+  const item = page.locator('#ingest-queue li').first();
+  await item.locator('.status').filter({ hasText: 'Ready' }).waitFor({ timeout: 120000 });
+  await item.locator('.warnings').filter({ hasText: /converted from the old Kruti Dev font/ }).waitFor();
+  const row = page.locator('#book-rows tr').filter({ hasText: 'hi' }).last();
+  assert.match(await row.locator('.warnings').innerText(), /Kruti Dev/);
+  await shot('library-krutidev-en');
+  // The converted Hindi is searchable: a Hindi question quotes the book in Devanagari.
+  await openScreen('ask');
+  const last = await page.locator('#book-filter option').last().getAttribute('value');
+  await page.selectOption('#book-filter', last);
+  await askQuestion('पैंथर्स की डिफ़ेन्स ने लीग में कितने अंक दिए?');
+  assert.match(await page.locator('#source-list').innerText(), /[\u0900-\u097F]{3,}/);
+  await page.selectOption('#book-filter', '');
+  await openScreen('library');
+});
+
 test('a question streams an answer whose citation opens the cited page', { skip }, async () => {
   await openScreen('ask');
+  await page.click('#new-conversation');
   // Watch the answer bubble while it streams.
   await page.evaluate(() => {
     window.__streamed = [];
@@ -203,7 +224,7 @@ test('answers keep streaming while the library screen is open', { skip }, async 
   await openScreen('library');
   // The library screen works while the answer streams.
   await page.waitForSelector('#book-rows tr');
-  assert.equal(await page.locator('#book-rows tr').count(), 2);
+  assert.equal(await page.locator('#book-rows tr').count(), 3);
   const streamingMeanwhile = await page.evaluate(() => !document.querySelector('.msg.answer:last-of-type').dataset.status);
   assert.ok(streamingMeanwhile, 'the answer was still streaming while the library screen was used');
   await openScreen('ask');

@@ -7,6 +7,7 @@ import { renderAnswer, el, text } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 let conversation = null; // id of the conversation being continued
+let epoch = 0; // bumped when the chat is cleared or another conversation opens
 let busy = false;
 let pageUrl = null;
 let shown = []; // citations in the side panel
@@ -76,7 +77,7 @@ function answerNote(a) {
     const box = el('div', 'note notice');
     box.dataset.kind = a.llm_error.kind;
     box.append(el('strong', null, a.llm_error.kind === 'not_running' ? t('llm.not_running') : t('llm.other')));
-    box.append(el('div', 'small', a.llm_error.message));
+    box.append(el('div', 'small', a.llm_error.message.replace(/`/g, '')));
     return box;
   }
   if (a.note) return el('div', 'note notice', a.note);
@@ -131,6 +132,7 @@ async function submit(e) {
   const bubble = addAnswerBubble();
   scrollDown();
   const stream = bubble.querySelector('.streaming');
+  const mine = epoch;
   let started = false;
   const book = $('book-filter').value;
   const request = {
@@ -148,8 +150,11 @@ async function submit(e) {
         scrollDown();
       } else if (event === 'answer') {
         showAnswer(bubble, data);
+        // The student may have started another conversation meanwhile: leave it alone.
+        if (mine !== epoch) return;
         showSources(data.citations);
         if (data.conversation_id) conversation = data.conversation_id;
+        if (bubble.offsetHeight > $('messages').clientHeight / 2) bubble.scrollIntoView({ block: 'start' });
       } else if (event === 'error') {
         bubble.replaceChildren(el('div', 'error', data.message));
       }
@@ -159,7 +164,7 @@ async function submit(e) {
   } finally {
     busy = false;
     $('send').disabled = false;
-    scrollDown();
+    if (bubble.offsetHeight <= $('messages').clientHeight / 2) scrollDown();
     refreshConversations();
     box.focus();
   }
@@ -177,6 +182,7 @@ export async function refreshConversations() {
     const open = el('button', 'open', c.title);
     open.type = 'button';
     open.title = c.title;
+    open.append(el('span', 'date', (c.updated_at || '').slice(0, 16)));
     open.addEventListener('click', () => openConversation(c.id));
     const del = el('button', 'delete', '×');
     del.type = 'button';
@@ -194,6 +200,7 @@ export async function refreshConversations() {
 }
 
 function newConversation() {
+  epoch += 1;
   conversation = null;
   $('messages').replaceChildren();
   showSources([]);
@@ -204,6 +211,7 @@ function newConversation() {
 async function openConversation(id) {
   let turns;
   try { turns = await api.call('conversation', { id }); } catch (err) { toast(err.message); return; }
+  epoch += 1;
   conversation = id;
   const box = $('messages');
   box.replaceChildren();
@@ -252,7 +260,18 @@ export function toast(message) {
   toast.timer = setTimeout(() => { box.hidden = true; }, 5000);
 }
 
+function zoom() {
+  const img = $('page-image');
+  if (img.hidden || !img.src) return;
+  $('zoom-image').src = img.src;
+  $('zoom-image').alt = img.alt;
+  $('page-zoom').showModal();
+}
+
 export function init() {
+  $('page-image').addEventListener('click', zoom);
+  $('page-image').addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); zoom(); } });
+  $('page-zoom').addEventListener('click', () => $('page-zoom').close());
   $('ask-form').addEventListener('submit', submit);
   $('question').addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); $('ask-form').requestSubmit(); }

@@ -17,7 +17,7 @@ function svg(tag, attrs, content) {
 
 /** Horizontal bars: rows of [label, value]. */
 function barChart(rows, unit) {
-  const w = 420; const rowH = 22; const left = 90;
+  const w = 460; const rowH = 22; const left = 190;
   const h = Math.max(rows.length, 1) * rowH + 6;
   const max = Math.max(1, ...rows.map((r) => r[1]));
   const s = svg('svg', { viewBox: `0 0 ${w} ${h}`, role: 'img' });
@@ -59,7 +59,10 @@ export async function refresh() {
   text($('d-tokens'), s.tokens_full_pages ? t('dash.tokens_detail', { sent: s.tokens_sent, full: s.tokens_full_pages }) : '');
   text($('d-cache'), s.cache_hit_rate == null ? '–' : `${Math.round(s.cache_hit_rate * 100)} %`);
   text($('d-books'), `${s.books} · ${s.pages} · ${s.chunks}`);
-  const stages = Object.entries(s.stage_median_ms || {});
+  const stages = Object.entries(s.stage_median_ms || {}).map(([k, v]) => {
+    const label = t(`timing.${k}`);
+    return [label === `timing.${k}` ? k : label, v];
+  });
   const none = () => { const p = document.createElement('p'); p.className = 'muted'; p.textContent = t('dash.none'); return p; };
   $('chart-stages').replaceChildren(stages.length ? barChart(stages, ' ms') : none());
   const recent = s.recent || [];

@@ -7,6 +7,7 @@ export const LANGUAGES = ['en', 'hi', 'mr', 'kn', 'te', 'ta'];
 let english = {};
 let strings = {};
 let current = 'en';
+let requested = 0; // the latest switch wins even when an earlier file arrives later
 
 async function load(lang) {
   const res = await fetch(`i18n/${lang}.json`);
@@ -22,8 +23,11 @@ export function language() {
 /** Switches the interface to `lang` and re-labels the page. */
 export async function setLanguage(lang) {
   if (!LANGUAGES.includes(lang)) lang = 'en';
+  const ticket = ++requested;
   if (!Object.keys(english).length) english = await load('en');
-  strings = lang === 'en' ? english : await load(lang);
+  const loaded = lang === 'en' ? english : await load(lang);
+  if (ticket !== requested) return;
+  strings = loaded;
   current = lang;
   document.documentElement.lang = lang;
   apply(document);

@@ -11,10 +11,19 @@ const queue = []; // {file?, bookId?, title, li, bar, status, state: queued|runn
 let running = false;
 let onBooksChanged = () => {};
 
-function errorWords(e) {
+/** The error in the interface language; the engine's full message (with what to do, in
+ * English) goes under "Details". */
+function showError(item, e) {
   const key = `err.${e.kind}`;
   const words = t(key);
-  return words === key ? `${t('err.generic')} ${e.message}` : `${words} ${e.message}`;
+  text(item.status, words === key ? t('err.generic') : words);
+  item.status.classList.remove('muted');
+  if (e.message) {
+    const more = document.createElement('details');
+    more.className = 'status small';
+    more.append(el('summary', null, t('library.details')), el('div', null, e.message));
+    item.li.append(more);
+  }
 }
 
 function addItem(title, cancel) {
@@ -60,8 +69,8 @@ function onEvent(item, event, data) {
   } else if (event === 'error') {
     item.state = 'failed';
     item.li.classList.add('failed');
-    text(item.status, data.kind === 'cancelled' ? t('library.cancelled') : errorWords(data));
-    item.status.classList.remove('muted');
+    if (data.kind === 'cancelled') text(item.status, t('library.cancelled'));
+    else showError(item, data);
   } else if (event === 'note') {
     item.li.append(el('div', 'status muted', data.message));
   }
@@ -92,9 +101,20 @@ async function pump() {
   }
 }
 
+/** Largest book file (bytes): the engine's PDF limit. */
+const MAX_FILE_BYTES = 512 * 1024 * 1024;
+const LANGUAGE_NAMES = { en: 'English', hi: 'हिन्दी', mr: 'मराठी', kn: 'ಕನ್ನಡ', te: 'తెలుగు', ta: 'தமிழ்' };
+
 function addFiles(files) {
   for (const file of files) {
     const item = addItem(file.name, cancelItem);
+    if (file.size > MAX_FILE_BYTES) {
+      item.state = 'failed';
+      item.li.classList.add('failed');
+      item.btn.remove();
+      showError(item, { kind: 'too_large', message: `${file.name}: ${Math.round(file.size / 1048576)} MB; the largest book file Vidya reads is 512 MB. Split the book into chapter PDFs.` });
+      continue;
+    }
     item.file = file;
     queue.push(item);
   }
@@ -129,7 +149,7 @@ export async function refreshBooks() {
       refreshBooks();
     });
     actions.append(re, ' ', del);
-    tr.append(title, el('td', null, b.language), el('td', null, b.page_count), el('td', null, b.chunk_count), el('td', null, (b.added_at || '').slice(0, 10)), actions);
+    tr.append(title, el('td', null, LANGUAGE_NAMES[b.language] || b.language), el('td', null, b.page_count), el('td', null, b.chunk_count), el('td', null, (b.added_at || '').slice(0, 10)), actions);
     body.append(tr);
   }
   $('no-books').hidden = books.length > 0;

@@ -66,6 +66,9 @@ use vidya_core::VidyaError;
 /// Largest accepted upload (bytes): the PDF size limit of ingestion.
 pub const MAX_UPLOAD_BYTES: usize = vidya_core::ingest::pdf::MAX_PDF_BYTES as usize;
 
+/// Largest JSON body of the other routes (bytes): a question, settings, a page request.
+pub const MAX_JSON_BYTES: usize = 1 << 20;
+
 /// The Content-Security-Policy of every response: own scripts and styles only, images from
 /// this server or `blob:`/`data:` (rendered pages), no frames, no plugins.
 pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -97,11 +100,24 @@ pub fn run(
             )
         })?;
         let addr = listener.local_addr()?;
+        let shown = if addr.ip().is_unspecified() {
+            // 0.0.0.0 is not an address a browser can open: name this machine's own.
+            SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), addr.port())
+        } else {
+            addr
+        };
         crate::output::err_line(format!(
-            "Vidya is serving {} at http://{addr} (Ctrl-C stops it)",
+            "Vidya is serving {} at http://{shown} (Ctrl-C stops it)",
             library.display()
         ));
-        axum::serve(listener, router(app, &ui))
+        {
+            let app = app.clone();
+            tokio::task::spawn_blocking(move || app.warm_up());
+        }
+        axum::serve(
+            listener,
+            router(app, &ui).into_make_service_with_connect_info::<SocketAddr>(),
+        )
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
             })
@@ -115,7 +131,10 @@ fn router(app: Arc<App>, ui: &Path) -> Router {
     let api = Router::new()
         .route("/health", get(health))
         .route("/api/ask", post(ask))
-        .route("/api/ingest", post(ingest_route))
+        .route(
+            "/api/ingest",
+            post(ingest_route).layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+        )
         .route("/api/ingest/cancel", post(cancel_ingest))
         .route("/api/books", get(books))
         .route("/api/books/{id}", delete(delete_book))
@@ -129,7 +148,8 @@ fn router(app: Arc<App>, ui: &Path) -> Router {
         )
         .route("/api/page-image", post(page_image))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
-        .layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES))
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_JSON_BYTES))
+        .layer(middleware::map_response(json_errors))
         .with_state(app);
     api.fallback_service(ServeDir::new(ui).append_index_html_on_directories(true))
         .layer(middleware::from_fn(same_origin_only))
@@ -147,6 +167,44 @@ async fn api_not_found() -> Response {
     (
         StatusCode::NOT_FOUND,
         Json(serde_json::json!({"error": {"kind": "not_found", "message": "no such API route: see the routes in the README (GET /health, POST /api/ask, POST /api/ingest, GET /api/books, GET /api/stats, …)"}})),
+    )
+        .into_response()
+}
+
+/// Rewrites axum's own plain-text rejections (unparsable path ids, bodies over the limit,
+/// wrong methods) into the API's `{"error": {"kind", "message"}}` shape.
+async fn json_errors(res: Response) -> Response {
+    let status = res.status();
+    let is_json = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return res;
+    }
+    let (kind, hint) = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => (
+            "too_large",
+            "the request is too large: a book may be at most 512 MB, other requests 1 MB",
+        ),
+        StatusCode::METHOD_NOT_ALLOWED => (
+            "method_not_allowed",
+            "this route does not take that method: see the routes in the README",
+        ),
+        _ => ("bad_request", "the request is malformed"),
+    };
+    let bytes = axum::body::to_bytes(res.into_body(), 4096)
+        .await
+        .unwrap_or_default();
+    let detail = String::from_utf8_lossy(&bytes).trim().to_string();
+    let message = if detail.is_empty() {
+        hint.to_string()
+    } else {
+        format!("{hint} ({detail})")
+    };
+    (
+        status,
+        Json(serde_json::json!({"error": {"kind": kind, "message": message}})),
     )
         .into_response()
 }

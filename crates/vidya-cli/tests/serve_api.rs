@@ -454,7 +454,10 @@ async fn the_app_routes_serve_the_interface_settings_conversations_and_pages() {
     let (_, books) = get_json(&http, format!("{}/api/books", s.url)).await;
     assert_eq!(books.as_array().unwrap().len(), 1, "{books}");
     let new_id = books[0]["id"].as_i64().unwrap();
-    assert_ne!(new_id, 1, "re-indexed into a new book");
+    assert_eq!(
+        new_id, 1,
+        "a re-indexed book keeps its id: stored citations still work"
+    );
     assert!(
         books[0]["warnings"].as_array().unwrap().is_empty(),
         "{books}"
@@ -473,6 +476,24 @@ async fn the_app_routes_serve_the_interface_settings_conversations_and_pages() {
         .await
         .unwrap();
     assert_eq!(r.status(), 404);
+    // axum's own rejections use the API's error shape too.
+    let r = http
+        .delete(format!("{}/api/books/abc", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let e: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(e["error"]["kind"], "bad_request", "{e}");
+    let r = http
+        .post(format!("{}/api/ask", s.url))
+        .body(vec![b' '; 2 << 20])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 413);
+    let e: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(e["error"]["kind"], "too_large", "{e}");
     let r: serde_json::Value = http
         .post(format!("{}/api/ingest/cancel", s.url))
         .send()

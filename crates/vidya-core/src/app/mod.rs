@@ -104,6 +104,8 @@ pub struct App {
     embed: bool,
     overrides: Mutex<LlmOverrides>,
     tutor: Mutex<Option<Tutor>>,
+    /// Set when books changed while a question held the tutor: the next question rebuilds it.
+    stale: AtomicBool,
     embedder: Mutex<Option<Arc<Embedder>>>,
     ingest: Mutex<()>,
     cancel: Mutex<Option<Arc<AtomicBool>>>,
@@ -140,6 +142,7 @@ impl App {
             embed,
             overrides: Mutex::new(overrides),
             tutor: Mutex::new(None),
+            stale: AtomicBool::new(false),
             embedder: Mutex::new(None),
             ingest: Mutex::new(()),
             cancel: Mutex::new(None),
@@ -155,10 +158,34 @@ impl App {
         Library::open(&self.library)
     }
 
-    /// Drops the tutor: the next question reloads the indexes (after books change).
+    /// Drops the tutor: the next question reloads the indexes (after books change). Never
+    /// waits for a question being answered: then the tutor is only marked stale.
     fn forget_tutor(&self) {
-        let old = lock(&self.tutor).take();
-        drop(old);
+        self.stale.store(true, Ordering::SeqCst);
+        if let Ok(mut guard) = self.tutor.try_lock() {
+            let old = guard.take();
+            drop(guard);
+            drop(old);
+        }
+    }
+
+    /// Loads the indexes and models now (on a background thread at start-up), so the first
+    /// question is answered as fast as the next ones. Does nothing for an empty library.
+    pub fn warm_up(&self) {
+        let t = Instant::now();
+        let mut guard = lock(&self.tutor);
+        if guard.is_some() || !self.lib().and_then(|l| l.counts()).is_ok_and(|c| c.0 > 0) {
+            return;
+        }
+        match Library::open_existing(&self.library).and_then(Engine::from_library) {
+            Ok(engine) => {
+                *guard = Some(Tutor::new(engine, self.settings().llm()));
+                tracing::info!(ms = t.elapsed().as_millis() as u64, "tutor ready");
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "could not load the library ahead of the first question")
+            }
+        }
     }
 
     /// Health figures. Errors: database errors.
@@ -195,11 +222,34 @@ impl App {
         s
     }
 
-    /// Validates and saves `settings`; they apply from the next question. Returns the
-    /// settings in effect. Errors: [`VidyaError::BadOption`] naming the bad field; I/O.
+    /// Validates and saves `settings`; they apply from the next question. A command-line model
+    /// setting stays in effect (and out of the file) until the user changes that field.
+    /// Returns the settings in effect. Errors: [`VidyaError::BadOption`] naming the bad field;
+    /// I/O.
     pub fn save_settings(&self, settings: &Settings) -> Result<Settings> {
-        settings.save(&self.library)?;
-        *lock(&self.overrides) = LlmOverrides::default();
+        // A value given on the command line is written only when the user changed it: saving
+        // the interface language must not make `--ollama` permanent.
+        let saved = Settings::load(&self.library);
+        let mut to_save = settings.clone();
+        {
+            let mut o = lock(&self.overrides);
+            if let Some(h) = o.host.clone() {
+                if to_save.ollama_host == h {
+                    to_save.ollama_host = saved.ollama_host.clone();
+                } else {
+                    o.host = None;
+                }
+            }
+            if let Some(m) = o.model.clone() {
+                if to_save.model == m {
+                    to_save.model = saved.model.clone();
+                } else {
+                    o.model = None;
+                }
+            }
+        }
+        settings.validate()?;
+        to_save.save(&self.library)?;
         Ok(self.settings())
     }
 
@@ -251,6 +301,9 @@ impl App {
         let settings = self.settings();
         let opts = Self::tutor_options(req, &settings)?;
         let mut guard = lock(&self.tutor);
+        if self.stale.swap(false, Ordering::SeqCst) {
+            *guard = None;
+        }
         if guard.is_none() {
             let engine = Engine::from_library(Library::open_existing(&self.library)?)?;
             *guard = Some(Tutor::new(engine, settings.llm()));
@@ -492,6 +545,16 @@ impl App {
                 Ok(r) => {
                     added |= !r.already_present;
                     stored_any = true;
+                    // The same book was already there from another file: this copy is unused.
+                    if uploaded && r.already_present {
+                        let kept = lib
+                            .book(r.book_id)
+                            .map(|b| b.source_path)
+                            .unwrap_or_default();
+                        if Path::new(&kept) != src.path.as_path() {
+                            let _ = std::fs::remove_file(&src.path);
+                        }
+                    }
                     emit(IngestEvent::Book(r));
                 }
                 Err(e) => {
@@ -525,5 +588,49 @@ impl App {
         }
         emit(IngestEvent::Done {});
         stored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_model_settings_are_not_saved_until_the_user_changes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = App::open(
+            dir.path(),
+            false,
+            LlmOverrides {
+                host: Some("http://127.0.0.1:9999".into()),
+                model: None,
+            },
+        )
+        .unwrap();
+        let mut s = app.settings();
+        assert_eq!(s.ollama_host, "http://127.0.0.1:9999");
+        // Switching the interface language saves the settings as shown…
+        s.ui_language = "hi".into();
+        let effective = app.save_settings(&s).unwrap();
+        assert_eq!(effective.ollama_host, "http://127.0.0.1:9999");
+        assert_eq!(effective.ui_language, "hi");
+        // …but the file keeps its own address.
+        let file = Settings::load(dir.path());
+        assert_eq!(file.ollama_host, Settings::default().ollama_host);
+        assert_eq!(file.ui_language, "hi");
+        // A changed address is the user's choice: saved, and it replaces the flag.
+        s.ollama_host = "http://127.0.0.1:11500".into();
+        assert_eq!(
+            app.save_settings(&s).unwrap().ollama_host,
+            "http://127.0.0.1:11500"
+        );
+        assert_eq!(
+            Settings::load(dir.path()).ollama_host,
+            "http://127.0.0.1:11500"
+        );
+        // A bad value is refused and nothing changes.
+        s.model = "".into();
+        assert_eq!(app.save_settings(&s).unwrap_err().kind(), "bad_option");
+        assert_eq!(Settings::load(dir.path()).model, Settings::default().model);
     }
 }

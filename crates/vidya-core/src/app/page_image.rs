@@ -45,7 +45,8 @@ fn not_renderable(path: &Path, why: &str) -> VidyaError {
 /// Renders page `page` (0-based ordinal in the book) of book `book_id` at `width_px` pixels
 /// (clamped to 100–[`MAX_WIDTH_PX`]) with `highlight` sentences marked.
 ///
-/// Errors: [`VidyaError::NoSuchBook`] for an unknown book or page; [`VidyaError::NoPageImage`]
+/// Errors: [`VidyaError::NoSuchBook`] for an unknown book; [`VidyaError::NoPageImage`] for a
+/// page the book does not have,
 /// when the book came from a text file (no page to draw) or its file was moved away since it
 /// was added; [`VidyaError::Corrupt`] when pdfium cannot open or render it.
 pub fn render(
@@ -55,9 +56,17 @@ pub fn render(
     highlight: &[String],
     width_px: u32,
 ) -> Result<PageImage> {
+    let book = lib.book(book_id)?;
     let rec = lib
         .page(book_id, page)?
-        .ok_or(VidyaError::NoSuchBook(book_id))?;
+        .ok_or_else(|| VidyaError::NoPageImage {
+            path: book.source_path.clone().into(),
+            why: format!(
+                "\"{}\" has no page {page} (its pages are numbered 0 to {})",
+                book.title,
+                book.page_count - 1
+            ),
+        })?;
     let path = PathBuf::from(&rec.file_path);
     let is_pdf = path
         .extension()
@@ -92,7 +101,7 @@ pub fn render(
     let page_h = pdf_page.height().value;
     let mut rects = Vec::new();
     if let Ok(text) = pdf_page.text() {
-        for window in windows(highlight).into_iter().take(MAX_WINDOWS) {
+        for window in windows(highlight) {
             let Ok(search) = text.search(&window, &PdfSearchOptions::new()) else {
                 continue;
             };
@@ -125,10 +134,15 @@ pub fn render(
 }
 
 /// The search windows of `sentences`: runs of [`WINDOW_WORDS`] words (a shorter sentence is
-/// one window; the last window ends at the sentence's last word), deduplicated.
+/// one window; the last window ends at the sentence's last word), deduplicated, at most
+/// `MAX_WINDOWS` (120).
 pub fn windows(sentences: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for s in sentences {
+        if out.len() >= MAX_WINDOWS {
+            break;
+        }
         let words: Vec<&str> = s
             .split_whitespace()
             // `[n]` citation markers are not on the page.
@@ -150,10 +164,10 @@ pub fn windows(sentences: &[String]) -> Vec<String> {
             let end = (i + WINDOW_WORDS).min(words.len());
             let start = end.saturating_sub(step);
             let w = words[start..end].join(" ");
-            if !out.contains(&w) {
+            if seen.insert(w.clone()) {
                 out.push(w);
             }
-            if end == words.len() {
+            if end == words.len() || out.len() >= MAX_WINDOWS {
                 break;
             }
             i += step;

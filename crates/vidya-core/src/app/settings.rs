@@ -104,6 +104,13 @@ impl Settings {
                 ))
             }
         }
+        let odd = |s: &str| s.len() > 300 || s.chars().any(char::is_control);
+        if odd(&self.ollama_host) || odd(&self.model) {
+            return bad(
+                "the Ollama address and model name must be one short line (under 300 characters)"
+                    .into(),
+            );
+        }
         if self.model.trim().is_empty() {
             return bad(
                 "the model name is empty: use one that `ollama list` shows, such as llama3.2:3b"

@@ -6,9 +6,12 @@ use std::path::{Path, PathBuf};
 /// Folder of uploaded books inside the library folder.
 pub const UPLOADS_DIR: &str = "uploads";
 
+/// Longest kept file name (bytes); longer names are shortened, keeping the extension.
+pub const MAX_NAME_BYTES: usize = 180;
+
 /// A file name safe to create inside the uploads folder: the last path component, with
-/// characters that Windows or Linux forbid replaced by `_`; `None` when nothing is left or the
-/// name is over 200 bytes.
+/// characters that Windows or Linux forbid replaced by `_`, shortened to [`MAX_NAME_BYTES`]
+/// (keeping the extension); `None` when nothing is left.
 pub fn safe_file_name(name: &str) -> Option<String> {
     let last = name.rsplit(['/', '\\']).next().unwrap_or("").trim();
     let cleaned: String = last
@@ -21,8 +24,25 @@ pub fn safe_file_name(name: &str) -> Option<String> {
             }
         })
         .collect();
-    let cleaned = cleaned.trim_start_matches('.').to_string();
-    (!cleaned.is_empty() && cleaned.len() <= 200).then_some(cleaned)
+    let cleaned = cleaned.trim_start_matches('.').trim().to_string();
+    if cleaned.is_empty() {
+        return None;
+    }
+    if cleaned.len() <= MAX_NAME_BYTES {
+        return Some(cleaned);
+    }
+    let ext = match cleaned.rsplit_once('.') {
+        Some((_, e)) if !e.is_empty() && e.len() <= 10 => format!(".{e}"),
+        _ => String::new(),
+    };
+    let mut stem = String::new();
+    for c in cleaned.chars() {
+        if stem.len() + c.len_utf8() + ext.len() > MAX_NAME_BYTES {
+            break;
+        }
+        stem.push(c);
+    }
+    Some(format!("{}{ext}", stem.trim_end()))
 }
 
 /// Where an upload named `name` is kept in `dir`: that name, unless a file with other content
@@ -77,5 +97,13 @@ mod tests {
         assert_eq!(safe_file_name("").as_deref(), None);
         assert_eq!(safe_file_name("a?b.pdf").as_deref(), Some("a_b.pdf"));
         assert_eq!(safe_file_name(".hidden.pdf").as_deref(), Some("hidden.pdf"));
+        // A long Hindi name is shortened on a character boundary, keeping ".pdf".
+        let long = format!("{}.pdf", "कक्षा".repeat(20));
+        let short = safe_file_name(&long).unwrap();
+        assert!(
+            short.len() <= MAX_NAME_BYTES && short.ends_with(".pdf"),
+            "{short}"
+        );
+        assert!(short.starts_with("कक्षा"));
     }
 }

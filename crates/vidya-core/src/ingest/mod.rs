@@ -434,6 +434,10 @@ pub fn ingest_book(
         }
         None => None,
     };
+    // A cancel that came while the last batch was embedded still stops before the write.
+    if cancelled(opts) {
+        return Err(VidyaError::Cancelled);
+    }
     for (f, sha) in &extracted {
         for (id, title) in lib
             .books_with_file(sha)?

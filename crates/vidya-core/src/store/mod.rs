@@ -140,8 +140,8 @@ pub struct NewBook {
     pub warnings: Vec<String>,
     /// The embedder that computed the chunks' vectors ([`crate::embed::Embedder::model_id`]).
     pub embedding_model: Option<String>,
-    /// A stored book this one replaces (re-indexing): it is deleted in the same transaction,
-    /// so a failure or crash keeps the old one.
+    /// A stored book this one replaces (re-indexing): it is deleted in the same transaction
+    /// (so a failure or crash keeps the old one) and the new one takes its id.
     pub replaces: Option<i64>,
 }
 
@@ -350,9 +350,10 @@ impl Library {
                 return Err(VidyaError::NoSuchBook(old));
             }
         }
+        // A re-indexed book keeps its id, so stored citations (book id + page) still work.
         tx.execute(
-            "INSERT INTO books (title, language, sha256, source_path, page_count, chunk_count, status, warnings)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'ready', ?7)",
+            "INSERT INTO books (id, title, language, sha256, source_path, page_count, chunk_count, status, warnings)
+             VALUES (?8, ?1, ?2, ?3, ?4, ?5, ?6, 'ready', ?7)",
             params![
                 book.title,
                 book.language,
@@ -361,6 +362,7 @@ impl Library {
                 book.pages.len() as i64,
                 book.chunks.len() as i64,
                 serde_json::to_string(&book.warnings).unwrap_or_else(|_| "[]".into()),
+                book.replaces,
             ],
         )
         .map_err(err)?;
