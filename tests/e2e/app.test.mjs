@@ -334,5 +334,6 @@ test('with Ollama down the answer quotes the textbook and says what to do', { sk
   await note.waitFor();
   assert.match(await note.innerText(), /Ollama/);
   assert.ok(await answer.locator('button.cite').count() >= 1, 'the textbook quotes are cited');
+  await note.scrollIntoViewIfNeeded();
   await shot('ollama-down-en');
 });
