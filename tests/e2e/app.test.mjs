@@ -168,7 +168,7 @@ test('a Kruti Dev book is converted and the teacher is told on the library scree
   const item = page.locator('#ingest-queue li').first();
   await item.locator('.status').filter({ hasText: 'Ready' }).waitFor({ timeout: 120000 });
   await item.locator('.warnings').filter({ hasText: /converted from the old Kruti Dev font/ }).waitFor();
-  const row = page.locator('#book-rows tr').filter({ hasText: 'hi' }).last();
+  const row = page.locator('#book-rows tr').filter({ hasText: 'हिन्दी' }).last();
   assert.match(await row.locator('.warnings').innerText(), /Kruti Dev/);
   await shot('library-krutidev-en');
   // The converted Hindi is searchable: a Hindi question quotes the book in Devanagari.

@@ -3,7 +3,9 @@
 // data-i18n-title; code calls t(key, {name: value}). A key missing from a language falls back
 // to English.
 
-export const LANGUAGES = ['en', 'hi', 'mr', 'kn', 'te', 'ta'];
+import { LANGUAGES as MENU } from './languages.js';
+
+export const LANGUAGES = MENU.map(([code]) => code);
 let english = {};
 let strings = {};
 let current = 'en';

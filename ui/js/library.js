@@ -5,6 +5,7 @@ import * as api from './transport.js';
 import { t } from './i18n.js';
 import { el, text } from './render.js';
 import { toast } from './ask.js';
+import { languageName } from './languages.js';
 
 const $ = (id) => document.getElementById(id);
 const queue = []; // {file?, bookId?, title, li, bar, status, state: queued|running|finished|failed|cancelled}
@@ -103,7 +104,6 @@ async function pump() {
 
 /** Largest book file (bytes): the engine's PDF limit. */
 const MAX_FILE_BYTES = 512 * 1024 * 1024;
-const LANGUAGE_NAMES = { en: 'English', hi: 'हिन्दी', mr: 'मराठी', kn: 'ಕನ್ನಡ', te: 'తెలుగు', ta: 'தமிழ்' };
 
 function addFiles(files) {
   for (const file of files) {
@@ -149,7 +149,7 @@ export async function refreshBooks() {
       refreshBooks();
     });
     actions.append(re, ' ', del);
-    tr.append(title, el('td', null, LANGUAGE_NAMES[b.language] || b.language), el('td', null, b.page_count), el('td', null, b.chunk_count), el('td', null, (b.added_at || '').slice(0, 10)), actions);
+    tr.append(title, el('td', null, languageName(b.language)), el('td', null, b.page_count), el('td', null, b.chunk_count), el('td', null, (b.added_at || '').slice(0, 10)), actions);
     body.append(tr);
   }
   $('no-books').hidden = books.length > 0;

@@ -6,6 +6,7 @@ import * as ask from './ask.js';
 import * as library from './library.js';
 import * as dashboard from './dashboard.js';
 import * as settings from './settings.js';
+import { fillLanguageMenus } from './languages.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -17,6 +18,7 @@ function show(screen) {
 }
 
 async function start() {
+  fillLanguageMenus(document);
   let s = null;
   try { s = await settings.load(); } catch (e) { ask.toast(e.message); }
   const lang = (s && s.ui_language) || i18n.savedLanguage() || 'en';

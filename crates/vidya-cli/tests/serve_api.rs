@@ -73,14 +73,7 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
     let s = serve(lib, &ollama.url());
     let http = reqwest::Client::new();
 
-    let h: serde_json::Value = http
-        .get(format!("{}/health", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, h) = get_json(&http, format!("{}/health", s.url)).await;
     assert_eq!(
         (h["status"].as_str(), h["books"].as_i64()),
         (Some("ok"), Some(0))
@@ -102,15 +95,7 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
 
     // Upload a chapter as a browser does (the file's bytes as the body) and follow its progress.
     let pdf = std::fs::read(fixtures().join("biology2e/ch08.pdf")).unwrap();
-    let body = http
-        .post(format!("{}/api/ingest?name=ch08.pdf", s.url))
-        .body(pdf)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let body = post_text(&http, format!("{}/api/ingest?name=ch08.pdf", s.url), pdf).await;
     let ev = events(&body);
     // The book's percent only grows, from reading the pages to saving.
     let percents: Vec<u64> = ev
@@ -131,15 +116,7 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
 
     // Another file with the same name does not replace the first one.
     let other = std::fs::read(fixtures().join("biology2e/ch07.pdf")).unwrap();
-    let body = http
-        .post(format!("{}/api/ingest?name=ch08.pdf", s.url))
-        .body(other)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let body = post_text(&http, format!("{}/api/ingest?name=ch08.pdf", s.url), other).await;
     assert!(events(&body).iter().any(|(n, _)| n == "book"), "{body}");
     assert!(lib.join("uploads/ch08 (2).pdf").is_file());
     assert_eq!(
@@ -147,26 +124,16 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
         std::fs::read(fixtures().join("biology2e/ch08.pdf")).unwrap()
     );
 
-    let books: serde_json::Value = http
-        .get(format!("{}/api/books", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, books) = get_json(&http, format!("{}/api/books", s.url)).await;
     assert_eq!(books.as_array().unwrap().len(), 2, "{books}");
 
     // Streamed answer: token events as the model writes, then the whole answer.
-    let body = http
-        .post(format!("{}/api/ask", s.url))
-        .json(&serde_json::json!({"question": Q}))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let body = post_text(
+        &http,
+        format!("{}/api/ask", s.url),
+        serde_json::to_vec(&serde_json::json!({"question": Q})).unwrap(),
+    )
+    .await;
     let ev = events(&body);
     let tokens: String = ev
         .iter()
@@ -180,15 +147,12 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
     assert!(!answer["citations"].as_array().unwrap().is_empty());
 
     // Not streamed: the object `vidya ask --json` prints, key for key.
-    let r: serde_json::Value = http
-        .post(format!("{}/api/ask", s.url))
-        .json(&serde_json::json!({"question": Q, "stream": false, "no_cache": true}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, r) = post_json(
+        &http,
+        format!("{}/api/ask", s.url),
+        &serde_json::json!({"question": Q, "stream": false, "no_cache": true}),
+    )
+    .await;
     let cli = json(
         lib,
         &["ask", Q, "--json", "--host", &ollama.url(), "--no-cache"],
@@ -230,15 +194,12 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
         .await
         .unwrap();
     assert_eq!(r.status(), 400);
-    let body = http
-        .post(format!("{}/api/ingest?name=notes.pdf", s.url))
-        .body("this is not a PDF")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let body = post_text(
+        &http,
+        format!("{}/api/ingest?name=notes.pdf", s.url),
+        "this is not a PDF",
+    )
+    .await;
     let ev = events(&body);
     let err = &ev.iter().find(|(n, _)| n == "error").expect(&body).1;
     assert_eq!(err["file"], "notes.pdf", "{err}");
@@ -266,18 +227,35 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
     let e: serde_json::Value = r.json().await.unwrap();
     assert_eq!(e["error"]["kind"], "not_found", "{e}");
 
-    let st: serde_json::Value = http
-        .get(format!("{}/api/stats", s.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, st) = get_json(&http, format!("{}/api/stats", s.url)).await;
     assert_eq!(st["books"], 2, "{st}");
     assert!(st["questions"].as_i64().unwrap() >= 2, "{st}");
 }
 
+/// POSTs `body` as JSON; the status and the JSON answer.
+async fn post_json(
+    http: &reqwest::Client,
+    url: String,
+    body: &serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let r = http.post(url).json(body).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or_default())
+}
+
+/// POSTs `body` and reads the whole answer as text (an event stream ends when the work does).
+async fn post_text(http: &reqwest::Client, url: String, body: impl Into<reqwest::Body>) -> String {
+    http.post(url)
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// GETs `url`; the status and the JSON answer.
 async fn get_json(http: &reqwest::Client, url: String) -> (u16, serde_json::Value) {
     let r = http.get(url).send().await.unwrap();
     let status = r.status().as_u16();
@@ -371,15 +349,12 @@ async fn the_app_routes_serve_the_interface_settings_conversations_and_pages() {
     assert!(lib.join("settings.json").is_file());
 
     // A question: with the fast preset at most 2 sources; each names its book and page.
-    let a: serde_json::Value = http
-        .post(format!("{}/api/ask", s.url))
-        .json(&serde_json::json!({"question": Q, "stream": false}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, a) = post_json(
+        &http,
+        format!("{}/api/ask", s.url),
+        &serde_json::json!({"question": Q, "stream": false}),
+    )
+    .await;
     assert_eq!(a["status"], "answered", "{a}");
     let cites = a["citations"].as_array().unwrap();
     assert!(!cites.is_empty() && cites.len() <= 2, "{a}");
@@ -440,14 +415,7 @@ async fn the_app_routes_serve_the_interface_settings_conversations_and_pages() {
     );
 
     // Re-index reads the book again and replaces it; delete removes it.
-    let body = http
-        .post(format!("{}/api/books/1/reindex", s.url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let body = post_text(&http, format!("{}/api/books/1/reindex", s.url), Vec::new()).await;
     let ev = events(&body);
     let book = &ev.iter().find(|(n, _)| n == "book").expect(&body).1;
     assert_eq!(book["already_present"], false, "{body}");
