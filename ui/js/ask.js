@@ -179,10 +179,10 @@ export async function refreshConversations() {
   for (const c of list) {
     const li = el('li');
     if (c.id === conversation) li.classList.add('current');
-    const open = el('button', 'open', c.title);
+    const open = el('button', 'open');
     open.type = 'button';
     open.title = c.title;
-    open.append(el('span', 'date', (c.updated_at || '').slice(0, 16)));
+    open.append(el('span', 'title', c.title), el('span', 'date', (c.updated_at || '').slice(0, 16)));
     open.addEventListener('click', () => openConversation(c.id));
     const del = el('button', 'delete', '×');
     del.type = 'button';
