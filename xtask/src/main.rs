@@ -862,17 +862,14 @@ fn test(root: &Path) -> Result<()> {
         c.current_dir(root).args(["test", "--workspace"]);
         c
     })?;
+    // The binaries the end-to-end tests start (vidya, ollama-test-server, vidya-desktop).
+    // Built with the same package selection as `cargo test --workspace`, so the dependencies
+    // it compiled are reused; a `-p` subset would resolve other features and rebuild the
+    // WebKitGTK/Tauri stack (measured: 28 crates again, minutes on CI).
     run_step("build the binaries the end-to-end tests start", {
         let mut c = cargo();
-        c.current_dir(root).args([
-            "build",
-            "-p",
-            "vidya-cli",
-            "-p",
-            "ollama-test-server",
-            "-p",
-            "vidya-desktop",
-        ]);
+        c.current_dir(root)
+            .args(["build", "--workspace", "--all-targets"]);
         c
     })?;
     let e2e = root.join("tests/e2e");
