@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use vidya_core::embed::Embedder;
-use vidya_core::search::DenseIndex;
 use vidya_core::{Library, VidyaError};
 
 /// The embedder for `vidya ingest`, or `None` with a note when the models are not installed
@@ -28,17 +27,8 @@ pub fn embedder_for_ingest() -> Option<Arc<Embedder>> {
 /// Brings the HNSW index up to date after books were added (best effort: a failure is
 /// reported and the next question rebuilds it).
 pub fn sync_dense(lib: &Library, embedder: &Embedder) {
-    let model = embedder.model_id();
-    match lib.missing_vector_count(&model) {
-        Ok(0) => {
-            if let Err(e) = DenseIndex::open(lib, &model, vidya_core::embed::DIM) {
-                output::err_line(format!("note: {e}"));
-            }
-        }
-        Ok(n) => output::err_line(format!(
-            "note: {n} chunk(s) of earlier books have no dense vectors; run `vidya reindex` to add them"
-        )),
-        Err(e) => output::err_line(format!("note: {e}")),
+    if let Some(note) = vidya_core::ingest::vectors::sync_index(lib, embedder) {
+        output::err_line(format!("note: {note}"));
     }
 }
 

@@ -19,6 +19,16 @@ pub struct ErrorBody {
     pub file: Option<String>,
 }
 
+impl ErrorBody {
+    /// `e` as it concerns `file` (an ingest error).
+    pub fn for_file(e: &VidyaError, file: impl Into<String>) -> Self {
+        Self {
+            file: Some(file.into()),
+            ..Self::from(e)
+        }
+    }
+}
+
 impl From<&VidyaError> for ErrorBody {
     fn from(e: &VidyaError) -> Self {
         Self {

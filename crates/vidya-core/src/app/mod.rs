@@ -169,6 +169,12 @@ impl App {
         }
     }
 
+    /// A tutor over the library's indexes and every installed model (seconds on a slow laptop).
+    fn build_tutor(&self, settings: &Settings) -> Result<Tutor> {
+        let engine = Engine::from_library(Library::open_existing(&self.library)?)?;
+        Ok(Tutor::new(engine, settings.llm()))
+    }
+
     /// Loads the indexes and models now (on a background thread at start-up), so the first
     /// question is answered as fast as the next ones. Does nothing for an empty library.
     pub fn warm_up(&self) {
@@ -177,9 +183,9 @@ impl App {
         if guard.is_some() || !self.lib().and_then(|l| l.counts()).is_ok_and(|c| c.0 > 0) {
             return;
         }
-        match Library::open_existing(&self.library).and_then(Engine::from_library) {
-            Ok(engine) => {
-                *guard = Some(Tutor::new(engine, self.settings().llm()));
+        match self.build_tutor(&self.settings()) {
+            Ok(tutor) => {
+                *guard = Some(tutor);
                 tracing::info!(ms = t.elapsed().as_millis() as u64, "tutor ready");
             }
             Err(e) => {
@@ -305,8 +311,7 @@ impl App {
             *guard = None;
         }
         if guard.is_none() {
-            let engine = Engine::from_library(Library::open_existing(&self.library)?)?;
-            *guard = Some(Tutor::new(engine, settings.llm()));
+            *guard = Some(self.build_tutor(&settings)?);
         }
         let tutor = guard.as_mut().expect("built above");
         tutor.set_llm_config(settings.llm());
@@ -451,13 +456,14 @@ impl App {
         };
         let source = PathBuf::from(&book.source_path);
         if !source.exists() {
-            let mut body = ErrorBody::from(&VidyaError::NoPageImage {
-                path: source.clone(),
-                why: "the book's file was moved or deleted, so it cannot be read again; the stored book is kept".into(),
-            });
-            body.kind = "source_missing".into();
-            body.file = Some(file_label(&source));
-            emit(IngestEvent::Error(body));
+            emit(IngestEvent::Error(ErrorBody {
+                kind: "source_missing".into(),
+                message: format!(
+                    "the book's file was moved or deleted, so it cannot be read again; the stored book is kept ({})",
+                    source.display()
+                ),
+                file: Some(file_label(&source)),
+            }));
             emit(IngestEvent::Done {});
             return false;
         }
@@ -482,9 +488,7 @@ impl App {
             match ingest::plan(p) {
                 Ok(b) => books.extend(b),
                 Err(e) => {
-                    let mut body = ErrorBody::from(&e);
-                    body.file = Some(file_label(p));
-                    emit(IngestEvent::Error(body));
+                    emit(IngestEvent::Error(ErrorBody::for_file(&e, file_label(p))));
                     if uploaded {
                         let _ = std::fs::remove_file(p);
                     }
@@ -558,9 +562,7 @@ impl App {
                     emit(IngestEvent::Book(r));
                 }
                 Err(e) => {
-                    let mut body = ErrorBody::from(&e);
-                    body.file = Some(file.clone());
-                    emit(IngestEvent::Error(body));
+                    emit(IngestEvent::Error(ErrorBody::for_file(&e, file.clone())));
                     if uploaded {
                         let _ = std::fs::remove_file(&src.path);
                     }
@@ -569,19 +571,11 @@ impl App {
         }
         *lock(&self.cancel) = None;
         if added {
-            if let Some(e) = &embedder {
-                let model = e.model_id();
-                match lib.missing_vector_count(&model) {
-                    Ok(0) => {
-                        if let Err(err) = DenseIndex::open(&lib, &model, crate::embed::DIM) {
-                            emit(IngestEvent::Note { message: err.to_string() });
-                        }
-                    }
-                    Ok(n) => emit(IngestEvent::Note {
-                        message: format!("{n} chunk(s) of earlier books have no dense vectors; run `vidya reindex` to add them"),
-                    }),
-                    Err(err) => emit(IngestEvent::Note { message: err.to_string() }),
-                }
+            if let Some(message) = embedder
+                .as_deref()
+                .and_then(|e| ingest::vectors::sync_index(&lib, e))
+            {
+                emit(IngestEvent::Note { message });
             }
             // The next question rebuilds the tutor's in-memory indexes with the new book.
             self.forget_tutor();

@@ -70,3 +70,19 @@ pub fn reindex(
         seconds: t0.elapsed().as_secs_f64(),
     })
 }
+
+/// Brings the HNSW index file up to date after books were added (best effort): `None` when it
+/// is current, else a note for the teacher (earlier chunks still without vectors, or why the
+/// index could not be rebuilt; the next question then rebuilds it).
+pub fn sync_index(lib: &Library, embedder: &Embedder) -> Option<String> {
+    let model = embedder.model_id();
+    match lib.missing_vector_count(&model) {
+        Ok(0) => DenseIndex::open(lib, &model, crate::embed::DIM)
+            .err()
+            .map(|e| e.to_string()),
+        Ok(n) => Some(format!(
+            "{n} chunk(s) of earlier books have no dense vectors; run `vidya reindex` to add them"
+        )),
+        Err(e) => Some(e.to_string()),
+    }
+}
