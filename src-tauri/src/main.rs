@@ -16,6 +16,7 @@ use vidya_core::app::{
     App, AskEvent, AskRequest, ErrorBody, Health, IngestEvent, LlmOverrides, PageImageRequest,
     Settings,
 };
+use vidya_core::setup::{OllamaState, SetupEvent, SetupReport};
 use vidya_core::store::stats::LibraryStats;
 use vidya_core::store::{BookInfo, Conversation, Turn};
 use vidya_core::Library;
@@ -193,6 +194,84 @@ async fn reindex_book(
     .map_err(internal)
 }
 
+/// The first-run wizard's report (bundled files, memory and disk, Ollama, models, `.gguf` files
+/// found).
+#[tauri::command]
+async fn setup_report(state: State<'_, Vidya>) -> CmdResult<SetupReport> {
+    blocking(&state, |a| Ok(a.setup_report())).await
+}
+
+/// Starts the installed Ollama; its state once it answers, or the error with the fix.
+#[tauri::command]
+async fn setup_start_ollama(state: State<'_, Vidya>) -> Result<OllamaState, ErrorBody> {
+    let app = state.app.clone();
+    tauri::async_runtime::spawn_blocking(move || app.start_ollama())
+        .await
+        .map_err(|e| ErrorBody {
+            kind: "internal".into(),
+            message: e.to_string(),
+            file: None,
+        })?
+}
+
+/// Adds a `.gguf` file to Ollama (offline), streaming progress.
+#[tauri::command]
+async fn setup_import(
+    state: State<'_, Vidya>,
+    path: PathBuf,
+    name: Option<String>,
+    on_event: Channel<SetupEvent>,
+) -> CmdResult<bool> {
+    let app = state.app.clone();
+    tauri::async_runtime::spawn_blocking(move || {
+        app.import_model(&path, name.as_deref(), &mut |e| {
+            let _ = on_event.send(e);
+        })
+    })
+    .await
+    .map_err(internal)
+}
+
+/// Downloads a model through Ollama (needs internet), streaming progress.
+#[tauri::command]
+async fn setup_pull(
+    state: State<'_, Vidya>,
+    model: String,
+    on_event: Channel<SetupEvent>,
+) -> CmdResult<bool> {
+    let app = state.app.clone();
+    tauri::async_runtime::spawn_blocking(move || {
+        app.pull_model(&model, &mut |e| {
+            let _ = on_event.send(e);
+        })
+    })
+    .await
+    .map_err(internal)
+}
+
+/// Asks the test question about the bundled sample chapter, streaming the answer.
+#[tauri::command]
+async fn setup_sample(
+    state: State<'_, Vidya>,
+    lang: Option<String>,
+    on_event: Channel<SetupEvent>,
+) -> CmdResult<bool> {
+    let app = state.app.clone();
+    tauri::async_runtime::spawn_blocking(move || {
+        app.sample_question(lang, &mut |e| {
+            let _ = on_event.send(e);
+        })
+    })
+    .await
+    .map_err(internal)
+}
+
+/// Records that the wizard was finished or skipped (`false` opens it again at start).
+#[tauri::command]
+async fn setup_done(state: State<'_, Vidya>, done: bool) -> CmdResult<()> {
+    blocking(&state, move |a| a.set_setup_done(done)).await
+}
+
 #[tauri::command]
 fn cancel_ingest(state: State<'_, Vidya>) -> bool {
     state.app.cancel_ingest()
@@ -245,7 +324,13 @@ fn main() {
             save_upload,
             ingest,
             reindex_book,
-            cancel_ingest
+            cancel_ingest,
+            setup_report,
+            setup_start_ollama,
+            setup_import,
+            setup_pull,
+            setup_sample,
+            setup_done
         ])
         .run(tauri::generate_context!());
     if let Err(e) = result {

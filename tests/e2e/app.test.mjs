@@ -104,6 +104,8 @@ before(async () => {
   const env = { VIDYA_LIBRARY: library, VIDYA_TRACE_DIR: join(work, 'traces'), VIDYA_LOG: 'warn' };
   // The library starts with chapter 7; the test drops chapter 8 through the browser.
   execFileSync(vidyaBin, ['ingest', join(fixtures, 'ch07.pdf')], { env: { ...process.env, ...env }, stdio: 'inherit' });
+  // The setup wizard has its own test (setup.test.mjs): here it counts as done.
+  writeFileSync(join(library, 'settings.json'), JSON.stringify({ setup_done: true }));
   server = await startProcess(serverBin, ['--port', '0', '--reply', REPLY, '--token-delay-ms', '40'], {}, /listening on (http:\/\/[\d.:]+)/);
   serve = await startProcess(vidyaBin, ['serve', '--port', '0', '--ollama', server.match[1]], env, /at (http:\/\/127\.0\.0\.1:\d+)/);
   baseUrl = serve.match[1];

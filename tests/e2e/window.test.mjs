@@ -70,7 +70,7 @@ test('the desktop window starts, renders and answers a typed question', { skip }
   const server = start(bins.server, ['--port', '0', '--reply', 'Plants make sugar from light in their chloroplasts [1].', '--token-delay-ms', '30']);
   const url = (await until('the Ollama test server', () => /listening on (http:\S+)/.exec(server.output)))[1];
   // The window reads its model settings from the library (the Settings screen's file).
-  writeFileSync(join(library, 'settings.json'), JSON.stringify({ ollama_host: url, model: 'llama3.2:3b', language: 'auto', mode: 'answer', budget: 'balanced', ui_language: 'en' }));
+  writeFileSync(join(library, 'settings.json'), JSON.stringify({ ollama_host: url, model: 'llama3.2:3b', language: 'auto', mode: 'answer', budget: 'balanced', ui_language: 'en', setup_done: true }));
 
   const display = ':97';
   start(bins.xvfb, [display, '-screen', '0', '1366x768x24', '-nolisten', 'tcp']);

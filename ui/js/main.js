@@ -6,6 +6,7 @@ import * as ask from './ask.js';
 import * as library from './library.js';
 import * as dashboard from './dashboard.js';
 import * as settings from './settings.js';
+import * as setup from './setup.js';
 import { fillLanguageMenus } from './languages.js';
 
 const $ = (id) => document.getElementById(id);
@@ -15,6 +16,17 @@ function show(screen) {
   document.querySelectorAll('.screen').forEach((s) => { s.hidden = s.id !== `screen-${screen}`; });
   if (screen === 'library') library.refreshBooks();
   if (screen === 'dashboard') dashboard.refresh();
+}
+
+// Bundled files that are missing or damaged: a banner naming each file and the fix.
+function showProblems(problems) {
+  const banner = $('problems');
+  banner.replaceChildren(...problems.map((p) => {
+    const li = document.createElement('li');
+    li.textContent = p;
+    return li;
+  }));
+  banner.hidden = problems.length === 0;
 }
 
 async function start() {
@@ -39,15 +51,25 @@ async function start() {
   $('ui-language').addEventListener('change', async (e) => {
     await i18n.setLanguage(e.target.value);
     ask.relabel();
+    setup.relabel();
     library.refreshBooks();
     try { await settings.save({ ui_language: i18n.language() }); } catch { /* kept in this browser */ }
   });
   ask.init();
   library.init((books) => ask.setBooks(books));
   settings.init((saved) => ask.setDefaults(saved));
+  setup.init(async () => {
+    show('ask');
+    $('question').focus();
+    try { ask.setDefaults(await settings.load()); } catch { /* the next save reads them again */ }
+  });
   await library.refreshBooks();
+  let health = null;
+  try { health = await api.call('health'); } catch { /* the screens say what is wrong */ }
+  showProblems(health ? health.problems : []);
   document.body.dataset.ready = 'true';
-  $('question').focus();
+  if (s && !s.setup_done) await setup.open();
+  else $('question').focus();
   api.ready();
 }
 

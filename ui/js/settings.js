@@ -28,9 +28,11 @@ export async function load() {
   return s;
 }
 
-/** Saves `changes` over the current settings; returns the settings in effect. */
+/** Saves `changes` over the settings in effect now (read again: the setup wizard may have
+ * changed the model meanwhile); returns the settings in effect. */
 export async function save(changes) {
-  const s = await api.call('save_settings', { settings: { ...current, ...changes } });
+  const fresh = await api.call('get_settings');
+  const s = await api.call('save_settings', { settings: { ...fresh, ...changes } });
   fill(s);
   return s;
 }

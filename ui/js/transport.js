@@ -1,7 +1,8 @@
 // The one place that talks to Vidya's engine: Tauri IPC inside the desktop app, HTTP
 // (`vidya serve`) in a browser. Every call returns plain JSON; streams deliver
 // (event, data) pairs — the same names and objects in both: `token`/`answer`/`error` for an
-// answer, `progress`/`book`/`error`/`note`/`done` for an ingest.
+// answer, `progress`/`book`/`error`/`note`/`done` for an ingest, `model`/`reading`/`done` for
+// the setup wizard's actions.
 
 const tauri = window.__TAURI__;
 export const inApp = Boolean(tauri && tauri.core);
@@ -32,6 +33,9 @@ const routes = {
   conversation: (a) => ['GET', `/api/conversations/${encodeURIComponent(a.id)}`],
   delete_conversation: (a) => ['DELETE', `/api/conversations/${encodeURIComponent(a.id)}`],
   cancel_ingest: () => ['POST', '/api/ingest/cancel'],
+  setup_report: () => ['GET', '/api/setup'],
+  setup_start_ollama: () => ['POST', '/api/setup/ollama/start'],
+  setup_done: (a) => ['POST', '/api/setup/done', { done: a.done }],
 };
 
 async function httpJson(method, path, body) {
@@ -126,6 +130,25 @@ function tauriStream(command, args, last, onEvent) {
 export function ask(request, onEvent) {
   if (inApp) return tauriStream('ask', { request }, ['answer', 'error'], onEvent);
   return postStream('/api/ask', JSON.stringify(request), { 'Content-Type': 'application/json' }, onEvent);
+}
+
+/** Adds the .gguf file at `path` to Ollama; onEvent receives `model`, then `done` or `error`. */
+export function setupImport(path, name, onEvent) {
+  if (inApp) return tauriStream('setup_import', { path, name }, ['done', 'error'], onEvent);
+  return postStream('/api/setup/import', JSON.stringify({ path, name }), { 'Content-Type': 'application/json' }, onEvent);
+}
+
+/** Downloads a model through Ollama; events as setupImport. */
+export function setupPull(model, onEvent) {
+  if (inApp) return tauriStream('setup_pull', { model }, ['done', 'error'], onEvent);
+  return postStream('/api/setup/pull', JSON.stringify({ model }), { 'Content-Type': 'application/json' }, onEvent);
+}
+
+/** Asks the test question about the sample chapter; onEvent receives `reading`, `token`, then `answer` or `error`. */
+export function setupSample(lang, onEvent) {
+  const body = lang ? { lang } : {};
+  if (inApp) return tauriStream('setup_sample', { lang }, ['answer', 'error'], onEvent);
+  return postStream('/api/setup/sample', JSON.stringify(body), { 'Content-Type': 'application/json' }, onEvent);
 }
 
 /** Uploads and ingests one dropped or picked File; onEvent receives ingest events. */

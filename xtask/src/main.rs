@@ -7,8 +7,10 @@
 //!   and asks one question (the README's first command).
 //! * `test`: `setup`, the Debian packages the desktop app and the browser tests need (see
 //!   [`SYSTEM_PACKAGES`]), then `cargo fmt --check`, `cargo clippy -D warnings`, the whole Rust
-//!   test suite and the browser and window end-to-end tests in `tests/e2e` (the README's second
-//!   command; `.ci/run` calls it).
+//!   test suite, the Linux .deb (built from the test binaries, installed into a scratch root and
+//!   run offline: `installers/linux/`), the checks of the Windows installer definition
+//!   (`installers/windows/check.sh`), and the browser and window end-to-end tests in
+//!   `tests/e2e` (the README's second command; `.ci/run` calls it).
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -787,9 +789,15 @@ fn cargo() -> Command {
 
 fn run_step(what: &str, mut cmd: Command) -> Result<()> {
     println!("\n== {what}");
+    let started = std::time::Instant::now();
     let status = cmd
         .status()
         .with_context(|| format!("could not start {what}"))?;
+    println!(
+        "== {what}: {} after {:.0} s",
+        if status.success() { "done" } else { "FAILED" },
+        started.elapsed().as_secs_f64()
+    );
     if !status.success() {
         bail!("{what} failed ({status})");
     }
@@ -872,6 +880,23 @@ fn test(root: &Path) -> Result<()> {
             .args(["build", "--workspace", "--all-targets"]);
         c
     })?;
+    // The Linux package, from the binaries just built: bundled, installed into a scratch root
+    // and run from there with no network (installers/linux/).
+    let deb = build_deb(root)?;
+    run_step("install the .deb into a scratch root and run it offline", {
+        let mut c = Command::new("bash");
+        c.current_dir(root)
+            .arg("installers/linux/test-deb.sh")
+            .arg(&deb);
+        c
+    })?;
+    // The Windows installer cannot be built here: its configs, resource list and NSIS hooks
+    // are checked (makensis from Debian's nsis).
+    run_step("check the Windows installer definition", {
+        let mut c = Command::new("bash");
+        c.current_dir(root).arg("installers/windows/check.sh");
+        c
+    })?;
     let e2e = root.join("tests/e2e");
     run_step("npm ci (playwright-core)", {
         let mut c = Command::new("npm");
@@ -885,10 +910,33 @@ fn test(root: &Path) -> Result<()> {
     })
 }
 
+/// Builds the .deb from the debug binaries in the target folder (installers/linux/build-deb.sh
+/// --no-build) and returns its path (the script's last line).
+fn build_deb(root: &Path) -> Result<PathBuf> {
+    println!("\n== build the .deb (installers/linux/build-deb.sh --no-build)");
+    let out = Command::new("bash")
+        .current_dir(root)
+        .args(["installers/linux/build-deb.sh", "--no-build"])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .context("running installers/linux/build-deb.sh")?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    if !out.status.success() {
+        bail!("installers/linux/build-deb.sh failed ({})", out.status);
+    }
+    let deb = stdout.lines().last().map(PathBuf::from).unwrap_or_default();
+    if !deb.is_file() {
+        bail!("installers/linux/build-deb.sh printed no .deb path");
+    }
+    Ok(deb)
+}
+
 /// Debian packages the tests need beyond Rust, Python and Node: WebKitGTK and friends to build
 /// the Tauri window (`src-tauri`), and chromium, Xvfb, ImageMagick and xdotool for the browser
-/// and window end-to-end tests (Noto fonts for their Indic screenshots).
-pub const SYSTEM_PACKAGES: [&str; 15] = [
+/// and window end-to-end tests (Noto fonts for their Indic screenshots), and NSIS's makensis to
+/// check the Windows installer's hook script.
+pub const SYSTEM_PACKAGES: [&str; 16] = [
     "build-essential",
     "pkg-config",
     "libssl-dev",
@@ -904,6 +952,7 @@ pub const SYSTEM_PACKAGES: [&str; 15] = [
     "chromium",
     "fonts-noto-core",
     "file",
+    "nsis",
 ];
 
 /// Installs the missing [`SYSTEM_PACKAGES`] with apt-get (as root, or through `sudo -n`);

@@ -1,7 +1,7 @@
 //! `ollama-test-server`: runs the test server as a process (for browser end-to-end tests).
 
 use clap::Parser;
-use ollama_test_server::{Behaviour, TestServer};
+use ollama_test_server::{Behaviour, Rule, TestServer};
 
 #[derive(Parser)]
 #[command(
@@ -14,9 +14,22 @@ struct Args {
     /// Installed model names (repeat).
     #[arg(long = "model", default_values_t = vec!["llama3.2:3b".to_string()])]
     models: Vec<String>,
+    /// Start with no installed model (as a fresh Ollama); `--model` is then ignored.
+    #[arg(long)]
+    no_models: bool,
+    /// A model `/api/pull` can fetch, as NAME=BYTES (repeat); other names fail as offline.
+    #[arg(long = "pullable", value_name = "NAME=BYTES", value_parser = parse_pullable)]
+    pullable: Vec<(String, u64)>,
+    /// Delay between two `/api/pull` progress objects (ms).
+    #[arg(long, default_value_t = 0)]
+    pull_chunk_delay_ms: u64,
     /// The reply streamed for every chat request.
     #[arg(long, default_value = "This answer comes from the test server [1].")]
     reply: String,
+    /// A reply rule `CONTAINS=>REPLY` (repeat): a chat request whose messages contain CONTAINS
+    /// gets REPLY; the first matching rule wins, else --reply.
+    #[arg(long = "rule", value_name = "CONTAINS=>REPLY", value_parser = parse_rule)]
+    rules: Vec<Rule>,
     /// Delay before the first token (ms).
     #[arg(long, default_value_t = 0)]
     first_token_delay_ms: u64,
@@ -25,12 +38,39 @@ struct Args {
     token_delay_ms: u64,
 }
 
+/// Parses `NAME=BYTES`.
+fn parse_rule(s: &str) -> Result<Rule, String> {
+    let (when, reply) = s
+        .split_once("=>")
+        .ok_or_else(|| format!("expected CONTAINS=>REPLY, got {s:?}"))?;
+    Ok(Rule {
+        when_contains: when.to_string(),
+        reply: reply.to_string(),
+    })
+}
+
+fn parse_pullable(s: &str) -> Result<(String, u64), String> {
+    let (name, bytes) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("expected NAME=BYTES, got {s:?}"))?;
+    if name.is_empty() {
+        return Err(format!("expected NAME=BYTES, got {s:?}"));
+    }
+    let bytes = bytes
+        .parse()
+        .map_err(|e| format!("bad byte count in {s:?}: {e}"))?;
+    Ok((name.to_string(), bytes))
+}
+
 fn main() {
     let a = Args::parse();
     let server = TestServer::start_on(
         Behaviour {
-            models: a.models,
+            models: if a.no_models { Vec::new() } else { a.models },
+            pullable: a.pullable,
+            pull_chunk_delay_ms: a.pull_chunk_delay_ms,
             default_reply: a.reply,
+            rules: a.rules,
             first_token_delay_ms: a.first_token_delay_ms,
             token_delay_ms: a.token_delay_ms,
             ..Behaviour::default()

@@ -29,6 +29,7 @@ mod bench_cmd;
 mod eval_cmd;
 mod index_cmd;
 mod serve;
+mod setup_cmd;
 
 use vidya_core::app::LANGUAGE_CHOICES;
 
@@ -164,6 +165,36 @@ enum Command {
         /// The answer model that must be installed.
         #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL)]
         model: String,
+    },
+    /// First-run setup, in six languages: checks Vidya's files, the library folder, Ollama and
+    /// the answer model; can start Ollama, add a .gguf model file from a USB stick (no internet)
+    /// or download a model; then asks a test question about the bundled sample chapter.
+    Setup {
+        /// Language of the messages: en, hi, mr, kn, te or ta.
+        #[arg(long, default_value = "en", value_parser = ["en", "hi", "mr", "kn", "te", "ta"], ignore_case = true)]
+        lang: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Ollama address (default: the saved settings, else OLLAMA_HOST, else
+        /// http://127.0.0.1:11434).
+        #[arg(long)]
+        host: Option<String>,
+        /// Start the installed Ollama first.
+        #[arg(long)]
+        start_ollama: bool,
+        /// Add this .gguf model file to Ollama (offline) and make it the answer model.
+        #[arg(long, value_name = "FILE.gguf")]
+        import: Option<PathBuf>,
+        /// The model's name in Ollama (default: from the file name).
+        #[arg(long, requires = "import")]
+        name: Option<String>,
+        /// Download this model through Ollama (needs internet) and make it the answer model.
+        #[arg(long, value_name = "MODEL")]
+        pull: Option<String>,
+        /// Skip the test question.
+        #[arg(long)]
+        no_test: bool,
     },
     /// Benchmarks: per-stage latency over a large synthetic library, ingest throughput.
     Bench {
@@ -422,6 +453,28 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             !no_embed,
         ),
         Command::Doctor { json, host, model } => doctor_cmd(&library, json, host, model),
+        Command::Setup {
+            lang,
+            json,
+            host,
+            start_ollama,
+            import,
+            name,
+            pull,
+            no_test,
+        } => setup_cmd::run(
+            &library,
+            setup_cmd::SetupArgs {
+                lang: lang.to_lowercase(),
+                json,
+                host,
+                start_ollama,
+                import,
+                name,
+                pull,
+                no_test,
+            },
+        ),
         Command::Eval {
             extraction: Some(dir),
             json,
@@ -1051,6 +1104,24 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -
         }));
     }
     report.insert("native".into(), natives.clone().into());
+    // Models, tokenizers and fonts (the native libraries are checked above, with a load test).
+    let bundled = vidya_core::setup::resources::verify(&vidya_core::paths::data_dir());
+    for f in &bundled.files {
+        use vidya_core::setup::{resources::ResourceKind, ResourceStatus};
+        let counts = f.kind != ResourceKind::Library
+            && (f.status == ResourceStatus::Damaged
+                || (f.status == ResourceStatus::Missing && bundled.installed));
+        if counts {
+            problems.extend(f.message.clone());
+        }
+    }
+    let bundled_ok = bundled
+        .files
+        .iter()
+        .filter(|f| f.status == vidya_core::setup::ResourceStatus::Ok)
+        .count();
+    let bundled_total = bundled.files.len();
+    report.insert("resources".into(), serde_json::to_value(&bundled)?);
     // Ollama is optional: without it answers are extractive, so it is reported, not a problem.
     let mut cfg = LlmConfig {
         model: model.clone(),
@@ -1162,6 +1233,14 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -
                 ollama_status["message"].as_str().unwrap_or_default()
             );
         }
+        out!(
+            "  files:    {bundled_ok} of {bundled_total} bundled files present and intact{}",
+            if bundled.installed {
+                " (installed copy)"
+            } else {
+                ""
+            }
+        );
         out!("  logs:     {}", vidya_core::paths::log_dir().display());
         out!("  traces:   {}", vidya_core::trace::trace_dir().display());
         if problems.is_empty() {

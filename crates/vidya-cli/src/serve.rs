@@ -2,7 +2,8 @@
 //! the browser interface (`ui/`) beside it.
 //!
 //! Routes (JSON in and out; errors are `{"error": {"kind", "message"}}` with a 4xx/5xx status):
-//! - `GET /health` → `{"status": "ok", "version", "library", "books"}`.
+//! - `GET /health` → `{"status": "ok", "version", "library", "books", "problems": [str],
+//!   "setup_done"}` (`problems`: bundled files that are missing or damaged, with the fix).
 //! - `POST /api/ask`, body `{"question": str, "mode"?: "answer"|"socratic"|"quiz", "lang"?:
 //!   "auto"|"en"|"hi"|"mr"|"kn"|"te"|"ta", "books"?: [id], "conversation"?: id, "no_llm"?: bool,
 //!   "no_cache"?: bool, "stream"?: bool}`. With `"stream": false` the response is the object
@@ -27,6 +28,14 @@
 //!   `DELETE /api/conversations/{id}`.
 //! - `POST /api/page-image`, body `{"book_id", "page", "highlight"?: [str], "width"?: px}` →
 //!   `image/png` of the cited page with the quoted sentences highlighted.
+//! - The first-run wizard: `GET /api/setup` → the setup report (bundled files, memory and
+//!   disk, Ollama's state, models, `.gguf` files found, the sample chapter);
+//!   `POST /api/setup/ollama/start` → Ollama's state once it answers (503 with the error
+//!   otherwise); `POST /api/setup/import` `{"path", "name"?}` and `POST /api/setup/pull`
+//!   `{"model"}` → event streams of `model` progress (`{"phase", "status", "completed",
+//!   "total"}`) ending in `done` (`{"model"}`) or `error`; `POST /api/setup/sample`
+//!   `{"lang"?}` → `reading` progress, `token`s, then `answer` or `error`;
+//!   `POST /api/setup/done` `{"done": bool}`.
 //! - Any other `GET` is a file of `ui/` (`/` is `index.html`); unknown `/api/` routes answer
 //!   404 with `{"error": {"kind": "not_found", …}}`.
 //!
@@ -60,7 +69,9 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use vidya_core::app::events::name_and_data;
 use vidya_core::app::{
     App, AskEvent, AskRequest, ErrorBody, IngestEvent, LlmOverrides, PageImageRequest, Settings,
+    LANGUAGE_CHOICES,
 };
+use vidya_core::setup::SetupEvent;
 use vidya_core::VidyaError;
 
 /// Largest accepted upload (bytes): the PDF size limit of ingestion.
@@ -147,6 +158,12 @@ fn router(app: Arc<App>, ui: &Path) -> Router {
             get(conversation).delete(delete_conversation),
         )
         .route("/api/page-image", post(page_image))
+        .route("/api/setup", get(setup_report))
+        .route("/api/setup/ollama/start", post(setup_start_ollama))
+        .route("/api/setup/import", post(setup_import))
+        .route("/api/setup/pull", post(setup_pull))
+        .route("/api/setup/sample", post(setup_sample))
+        .route("/api/setup/done", post(setup_done))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_JSON_BYTES))
         .layer(middleware::map_response(json_errors))
@@ -503,4 +520,110 @@ mod tests {
             assert!(!is_local_host(h), "{h}");
         }
     }
+}
+
+async fn setup_report(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
+    let r = blocking(move || Ok(app.setup_report())).await?;
+    Ok(Json(serde_json::to_value(r).unwrap_or_default()))
+}
+
+async fn setup_start_ollama(State(app): State<Arc<App>>) -> Response {
+    match tokio::task::spawn_blocking(move || app.start_ollama()).await {
+        Ok(Ok(state)) => Json(state).into_response(),
+        Ok(Err(e)) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(serde_json::json!({ "error": e })),
+        )
+            .into_response(),
+        Err(e) => ApiError(VidyaError::BadOption(format!("internal error: {e}"))).into_response(),
+    }
+}
+
+/// Runs a wizard action on a blocking thread, streaming its events.
+fn setup_stream(
+    app: Arc<App>,
+    work: impl FnOnce(&App, &mut (dyn FnMut(SetupEvent) + Send)) + Send + 'static,
+) -> Response {
+    let (tx, rx) = mpsc::unbounded_channel::<Event>();
+    tokio::task::spawn_blocking(move || {
+        work(&app, &mut |e| {
+            let _ = tx.send(event(&e));
+        });
+    });
+    sse(rx)
+}
+
+/// Body of `POST /api/setup/import`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImportRequest {
+    path: PathBuf,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+async fn setup_import(State(app): State<Arc<App>>, body: Bytes) -> Result<Response, ApiError> {
+    let req: ImportRequest = json_body(
+        &body,
+        r#"{"path": "/media/usb/model.gguf", "name": "my-model"}"#,
+    )?;
+    Ok(setup_stream(app, move |app, emit| {
+        app.import_model(&req.path, req.name.as_deref(), emit);
+    }))
+}
+
+/// Body of `POST /api/setup/pull`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PullRequest {
+    model: String,
+}
+
+async fn setup_pull(State(app): State<Arc<App>>, body: Bytes) -> Result<Response, ApiError> {
+    let req: PullRequest = json_body(&body, r#"{"model": "llama3.2:1b"}"#)?;
+    Ok(setup_stream(app, move |app, emit| {
+        app.pull_model(&req.model, emit);
+    }))
+}
+
+/// Body of `POST /api/setup/sample`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SampleRequest {
+    #[serde(default)]
+    lang: Option<String>,
+}
+
+async fn setup_sample(State(app): State<Arc<App>>, body: Bytes) -> Result<Response, ApiError> {
+    let req: SampleRequest = if body.is_empty() {
+        SampleRequest::default()
+    } else {
+        json_body(&body, r#"{"lang": "hi"}"#)?
+    };
+    if let Some(l) = &req.lang {
+        if !LANGUAGE_CHOICES.contains(&l.as_str()) {
+            return Err(bad_request(format!(
+                "unknown language '{l}': use auto, en, hi, mr, kn, te or ta"
+            )));
+        }
+    }
+    Ok(setup_stream(app, move |app, emit| {
+        app.sample_question(req.lang, emit);
+    }))
+}
+
+/// Body of `POST /api/setup/done`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DoneRequest {
+    done: bool,
+}
+
+async fn setup_done(
+    State(app): State<Arc<App>>,
+    body: Bytes,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let req: DoneRequest = json_body(&body, r#"{"done": true}"#)?;
+    blocking(move || app.set_setup_done(req.done)).await?;
+    Ok(Json(serde_json::json!({ "setup_done": req.done })))
 }

@@ -141,12 +141,8 @@ fn same_book_twice_is_not_duplicated_and_book_filter_works() {
 
 #[test]
 fn unanswerable_question_is_gated() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = library_with_sample();
     let lib = dir.path();
-    ok(&run(
-        lib,
-        &["ingest", fixtures().join("biology2e").to_str().unwrap()],
-    ));
     let r = json(
         lib,
         &[

@@ -7,15 +7,6 @@ use common::*;
 use ollama_test_server::{Behaviour, Rule, TestServer};
 use std::path::Path;
 
-fn library_with_sample() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    ok(&run(
-        dir.path(),
-        &["ingest", fixtures().join("biology2e").to_str().unwrap()],
-    ));
-    dir
-}
-
 fn ask_json(lib: &Path, host: &str, args: &[&str]) -> serde_json::Value {
     let mut a = vec!["ask", "--json", "--host", host];
     a.extend_from_slice(args);

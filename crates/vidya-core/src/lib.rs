@@ -27,6 +27,7 @@ pub mod onnx;
 pub mod paths;
 pub mod retrieve;
 pub mod search;
+pub mod setup;
 pub mod store;
 pub mod text;
 pub mod trace;

@@ -2,7 +2,7 @@
 //! the copy found is the pinned one.
 //!
 //! `cargo xtask setup` places them under `resources/native/<target>/`; installers place them next
-//! to the executable (or in `/usr/lib/vidya` for the .deb). Nothing is downloaded at run time.
+//! to the executable (or in `/usr/lib/Vidya` for the .deb). Nothing is downloaded at run time.
 
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -68,27 +68,26 @@ pub fn entry(name: &str) -> Option<NativeEntry> {
     entries().into_iter().find(|e| e.name == name)
 }
 
-/// Folders searched for native libraries, in order: `$VIDYA_NATIVE_DIR`; the executable's folder;
-/// `<exe>/resources/native/<target>`; `<exe>/../lib/vidya` (Linux packages); and, for builds
-/// from a source checkout, the checkout's `resources/native/<target>`.
+/// Folders searched for native libraries, in order: `$VIDYA_NATIVE_DIR`; `native/` in each
+/// [`crate::paths::install_roots`] folder (the Windows install folder, `/usr/lib/Vidya`); and,
+/// for builds from a source checkout (never for an installed copy), the checkout's
+/// `resources/native/<target>`. Every path is
+/// absolute, so a stale copy of a library elsewhere on the machine (System32) is never used.
 pub fn search_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(d) = std::env::var_os("VIDYA_NATIVE_DIR").filter(|d| !d.is_empty()) {
         dirs.push(PathBuf::from(d));
     }
-    if let Some(exe_dir) = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf))
-    {
-        dirs.push(exe_dir.join("resources/native").join(host_target()));
-        dirs.push(exe_dir.join("../lib/vidya"));
-        dirs.push(exe_dir.clone());
+    for root in crate::paths::install_roots() {
+        dirs.push(root.join("native"));
     }
-    dirs.push(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../resources/native")
-            .join(host_target()),
-    );
+    if !crate::paths::is_installed() {
+        dirs.push(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../resources/native")
+                .join(host_target()),
+        );
+    }
     dirs
 }
 

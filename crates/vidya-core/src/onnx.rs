@@ -67,25 +67,23 @@ pub fn session(model: &Path) -> Result<ort::session::Session> {
         .map_err(|e| missing(format!("{} is damaged ({e})", model.display())))
 }
 
-/// Where a model folder named `name` is looked for, in order: `$VIDYA_MODELS_DIR/<name>`, next
-/// to the executable (`resources/models/<name>`, `../lib/vidya/models/<name>`), and the source
-/// checkout's `resources/models/<name>`.
+/// Where a model folder named `name` is looked for, in order: `$VIDYA_MODELS_DIR/<name>`,
+/// `models/<name>` in each [`crate::paths::install_roots`] folder, and (not for an installed
+/// copy) the source checkout's `resources/models/<name>`.
 pub fn model_dirs(name: &str) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(d) = std::env::var_os("VIDYA_MODELS_DIR").filter(|d| !d.is_empty()) {
         dirs.push(PathBuf::from(d).join(name));
     }
-    if let Some(exe_dir) = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf))
-    {
-        dirs.push(exe_dir.join("resources/models").join(name));
-        dirs.push(exe_dir.join("../lib/vidya/models").join(name));
+    for root in crate::paths::install_roots() {
+        dirs.push(root.join("models").join(name));
     }
-    dirs.push(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../resources/models")
-            .join(name),
-    );
+    if !crate::paths::is_installed() {
+        dirs.push(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../resources/models")
+                .join(name),
+        );
+    }
     dirs
 }

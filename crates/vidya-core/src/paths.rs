@@ -16,20 +16,51 @@ pub fn log_dir() -> PathBuf {
     data_dir().join("logs")
 }
 
+/// Folders an installed Vidya keeps its bundled files in, in order: the executable's folder
+/// (the Windows install folder), then `../lib/Vidya` and `../lib/vidya` beside it (the .deb
+/// puts the programs in `/usr/bin` and the files in `/usr/lib/Vidya`). Each may hold
+/// `native/`, `models/<name>/`, `ui/` and `sample/`.
+pub fn install_roots() -> Vec<PathBuf> {
+    let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(std::path::Path::to_path_buf))
+    else {
+        return Vec::new();
+    };
+    vec![
+        exe_dir.clone(),
+        exe_dir.join("../lib/Vidya"),
+        exe_dir.join("../lib/vidya"),
+    ]
+}
+
+/// Whether this executable runs from an installed copy: an [`install_roots`] folder holds the
+/// bundled `native/` folder. An installed copy uses only its own files: the source-checkout
+/// fallbacks (for `cargo run` and the tests) are off, so a damaged install is reported rather
+/// than hidden by a checkout on the same machine.
+pub fn is_installed() -> bool {
+    install_roots().iter().any(|r| r.join("native").is_dir())
+}
+
 /// The folder of the browser interface (`ui/`, its `index.html` inside): `VIDYA_UI_DIR` when
-/// set, else `ui/` beside the executable, `../share/vidya/ui` (installed), `../../ui` (a
+/// set, else `ui/` in an [`install_roots`] folder, `../../ui` (a
 /// `target/debug` build in the repository), else the repository's `ui/` this build came from.
 pub fn ui_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("VIDYA_UI_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(d);
     }
-    let mut candidates = Vec::new();
+    let mut candidates: Vec<PathBuf> = install_roots().iter().map(|r| r.join("ui")).collect();
+    if is_installed() {
+        let first = candidates.first().cloned().unwrap_or_default();
+        return candidates
+            .into_iter()
+            .find(|d| d.join("index.html").is_file())
+            .unwrap_or(first);
+    }
     if let Some(exe_dir) = std::env::current_exe()
         .ok()
         .and_then(|e| e.parent().map(std::path::Path::to_path_buf))
     {
-        candidates.push(exe_dir.join("ui"));
-        candidates.push(exe_dir.join("../share/vidya/ui"));
         candidates.push(exe_dir.join("../../ui"));
     }
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui");

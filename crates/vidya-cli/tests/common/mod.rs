@@ -47,6 +47,35 @@ pub fn vidya(lib: &Path) -> Command {
     c
 }
 
+/// A fresh library holding the committed sample book (`tests/fixtures/biology2e`, 37 pages).
+///
+/// The book is ingested once per test binary (about 25 s on a 2-core machine) and each caller
+/// gets its own copy of the library files, so tests stay independent without paying for an
+/// ingest each. Tests of ingestion itself ingest on their own.
+pub fn library_with_sample() -> tempfile::TempDir {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let built = BUILT.get_or_init(|| {
+        let dir = tempfile::Builder::new()
+            .prefix("vidya-sample-library")
+            .tempdir()
+            .unwrap()
+            .keep();
+        ok(&run(
+            &dir,
+            &["ingest", fixtures().join("biology2e").to_str().unwrap()],
+        ));
+        dir
+    });
+    let copy = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(built).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), copy.path().join(entry.file_name())).unwrap();
+        }
+    }
+    copy
+}
+
 /// Runs `vidya` with `args` and returns its output.
 pub fn run(lib: &Path, args: &[&str]) -> Output {
     vidya(lib).args(args).output().expect("vidya runs")

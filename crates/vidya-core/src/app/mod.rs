@@ -10,6 +10,7 @@
 pub mod events;
 pub mod page_image;
 pub mod settings;
+pub mod setup;
 pub mod uploads;
 
 pub use events::{AskEvent, ErrorBody, IngestEvent, IngestProgress};
@@ -86,6 +87,11 @@ pub struct Health {
     pub library: String,
     /// Books stored.
     pub books: i64,
+    /// Bundled files that are missing or damaged, each naming the file and the fix (empty
+    /// when all are intact; checked by size and sha256, cached).
+    pub problems: Vec<String>,
+    /// Whether the first-run wizard was finished or skipped.
+    pub setup_done: bool,
 }
 
 /// The answer model's settings given on the command line (`vidya serve --model --ollama`):
@@ -201,6 +207,8 @@ impl App {
             version: env!("CARGO_PKG_VERSION"),
             library: self.library.display().to_string(),
             books: self.lib()?.counts()?.0,
+            problems: self.resource_problems(),
+            setup_done: self.settings().setup_done,
         })
     }
 

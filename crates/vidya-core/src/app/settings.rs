@@ -55,6 +55,9 @@ pub struct Settings {
     pub budget: BudgetPreset,
     /// Interface language of the window (`en`, `hi`, `kn`, `te`, `ta`, `mr`).
     pub ui_language: String,
+    /// Whether the first-run setup wizard was finished or skipped (false: the window opens
+    /// it at start).
+    pub setup_done: bool,
 }
 
 impl Default for Settings {
@@ -66,6 +69,7 @@ impl Default for Settings {
             mode: "answer".into(),
             budget: BudgetPreset::Balanced,
             ui_language: "en".into(),
+            setup_done: false,
         }
     }
 }

@@ -1,0 +1,427 @@
+//! `vidya setup`: the first-run wizard on the command line, in the six interface languages
+//! (the same strings as the window's wizard, `ui/i18n/<lang>.json`). It checks Vidya's bundled
+//! files, the library folder, Ollama and the answer model; it can start Ollama, import a
+//! `.gguf` model file offline or download one by name (with progress bars), and it asks one test
+//! question about the bundled sample chapter.
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use vidya_core::app::{App, LlmOverrides};
+use vidya_core::setup::{ModelProgress, OllamaState, ResourceStatus, SetupEvent};
+
+use crate::output;
+
+/// The interface strings of the six languages (compiled in from `ui/i18n/`).
+const STRINGS: [(&str, &str); 6] = [
+    ("en", include_str!("../../../ui/i18n/en.json")),
+    ("hi", include_str!("../../../ui/i18n/hi.json")),
+    ("mr", include_str!("../../../ui/i18n/mr.json")),
+    ("kn", include_str!("../../../ui/i18n/kn.json")),
+    ("te", include_str!("../../../ui/i18n/te.json")),
+    ("ta", include_str!("../../../ui/i18n/ta.json")),
+];
+
+/// Interface strings of one language, English where a key is missing.
+pub struct Strings {
+    lang: serde_json::Value,
+    english: serde_json::Value,
+}
+
+impl Strings {
+    /// The strings of `lang` (`en`, `hi`, `mr`, `kn`, `te`, `ta`).
+    pub fn new(lang: &str) -> Self {
+        let parse = |code: &str| {
+            STRINGS
+                .iter()
+                .find(|(c, _)| *c == code)
+                .and_then(|(_, s)| serde_json::from_str(s).ok())
+                .unwrap_or(serde_json::Value::Null)
+        };
+        Self {
+            lang: parse(lang),
+            english: parse("en"),
+        }
+    }
+
+    /// The string `key` with `{name}` placeholders filled from `vars`.
+    pub fn t(&self, key: &str, vars: &[(&str, String)]) -> String {
+        let mut s = self
+            .lang
+            .get(key)
+            .or_else(|| self.english.get(key))
+            .and_then(|v| v.as_str())
+            .unwrap_or(key)
+            .to_string();
+        for (k, v) in vars {
+            s = s.replace(&format!("{{{k}}}"), v);
+        }
+        s
+    }
+}
+
+/// What `vidya setup` was asked to do.
+pub struct SetupArgs {
+    /// Interface language.
+    pub lang: String,
+    /// Print JSON instead of text.
+    pub json: bool,
+    /// Ollama address (default: the settings').
+    pub host: Option<String>,
+    /// Start the installed Ollama first.
+    pub start_ollama: bool,
+    /// A `.gguf` file to import.
+    pub import: Option<PathBuf>,
+    /// The name to import it as.
+    pub name: Option<String>,
+    /// A model to download.
+    pub pull: Option<String>,
+    /// Skip the test question.
+    pub no_test: bool,
+}
+
+fn gb(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / 1e9)
+}
+
+fn progress_bar(s: &Strings) -> impl FnMut(SetupEvent) + '_ {
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let mut phase = String::new();
+    move |e| match e {
+        SetupEvent::Model(ModelProgress {
+            phase: p,
+            completed,
+            total,
+            ..
+        }) => {
+            if p != phase {
+                phase = p.clone();
+                bar.set_message(s.t(&format!("setup.progress.{p}"), &[]));
+                bar.set_position(0);
+            }
+            bar.set_length(total.max(1));
+            bar.set_position(completed);
+        }
+        SetupEvent::Done { model } => {
+            bar.finish_and_clear();
+            output::err_line(s.t("setup.progress.done", &[("model", model)]));
+        }
+        SetupEvent::Error(err) => {
+            bar.finish_and_clear();
+            output::err_line(format!("error: {}", err.message));
+        }
+        _ => {}
+    }
+}
+
+/// Runs the wizard over the library in `library`. Exit status 1 when a bundled file or the
+/// library folder has a problem, or an asked-for action failed.
+pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
+    let s = Strings::new(&a.lang);
+    let app = App::open(
+        library,
+        true,
+        LlmOverrides {
+            host: a.host.clone(),
+            model: None,
+        },
+    )?;
+    let mut failed = false;
+    let mut actions = Vec::new();
+    if a.start_ollama {
+        if !a.json {
+            output::err_line(s.t("setup.ollama.starting", &[]));
+        }
+        match app.start_ollama() {
+            Ok(state) => actions.push(serde_json::json!({"start_ollama": state})),
+            Err(e) => {
+                failed = true;
+                if !a.json {
+                    output::err_line(format!("error: {}", e.message));
+                }
+                actions.push(serde_json::json!({"start_ollama": {"error": e}}));
+            }
+        }
+    }
+    let mut record = |what: &str, ok: bool, events: Vec<SetupEvent>| {
+        let last = events.last().cloned();
+        actions.push(serde_json::json!({ what: {"ok": ok, "result": last} }));
+    };
+    if let Some(file) = &a.import {
+        let mut events = Vec::new();
+        let mut bar = progress_bar(&s);
+        let ok = app.import_model(file, a.name.as_deref(), &mut |e| {
+            if !a.json {
+                bar(e.clone());
+            }
+            if !matches!(e, SetupEvent::Model(_)) {
+                events.push(e);
+            }
+        });
+        failed |= !ok;
+        record("import", ok, events);
+    }
+    if let Some(name) = &a.pull {
+        let mut events = Vec::new();
+        let mut bar = progress_bar(&s);
+        let ok = app.pull_model(name, &mut |e| {
+            if !a.json {
+                bar(e.clone());
+            }
+            if !matches!(e, SetupEvent::Model(_)) {
+                events.push(e);
+            }
+        });
+        failed |= !ok;
+        record("pull", ok, events);
+    }
+    let report = app.setup_report();
+    if !a.json {
+        print_report(&s, &report)?;
+    }
+    let mut test = serde_json::Value::Null;
+    if !a.no_test {
+        if !a.json {
+            out!(
+                "\n{}\n{}",
+                s.t("setup.step.test", &[]),
+                s.t("setup.test.intro", &[])
+            );
+            out!("> {}", vidya_core::setup::sample::SAMPLE_QUESTION);
+        }
+        let (tx, rx) = std::sync::mpsc::channel::<SetupEvent>();
+        let lang = Some(a.lang.clone());
+        let printing = !a.json;
+        let app_ref = &app;
+        let ok = std::thread::scope(|scope| {
+            let worker = scope.spawn(move || {
+                app_ref.sample_question(lang, &mut |e| {
+                    let _ = tx.send(e);
+                })
+            });
+            let mut last = None;
+            let mut said_reading = false;
+            for e in rx {
+                if printing {
+                    match &e {
+                        SetupEvent::Reading(_) if !said_reading => {
+                            said_reading = true;
+                            output::err_line(s.t("setup.test.reading", &[]))
+                        }
+                        SetupEvent::Token { text } => {
+                            let t: String = text
+                                .chars()
+                                .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+                                .collect();
+                            let _ = output::text(&t);
+                        }
+                        _ => {}
+                    }
+                }
+                if matches!(e, SetupEvent::Answer(_) | SetupEvent::Error(_)) {
+                    last = Some(e);
+                }
+            }
+            (worker.join().unwrap_or(false), last)
+        });
+        let (ok, last) = ok;
+        failed |= !ok;
+        match &last {
+            Some(SetupEvent::Answer(ans)) => {
+                if !a.json {
+                    let model_text = matches!(ans.status.as_str(), "answered" | "incomplete");
+                    if !model_text {
+                        out!("{}", ans.base.answer);
+                    }
+                    out!("");
+                    for c in &ans.base.citations {
+                        out!(
+                            "  [{}] {} · {} · {}",
+                            c.n,
+                            c.book,
+                            c.chapter,
+                            s.t("sources.page", &[("page", c.page_label.clone())])
+                        );
+                    }
+                    out!(
+                        "{}",
+                        if model_text {
+                            s.t("setup.test.ok", &[])
+                        } else {
+                            s.t("setup.test.extractive", &[])
+                        }
+                    );
+                }
+                test = serde_json::to_value(ans)?;
+            }
+            Some(SetupEvent::Error(e)) => {
+                if !a.json {
+                    out!("error: {}", e.message);
+                }
+                test = serde_json::json!({ "error": e });
+            }
+            _ => {}
+        }
+    }
+    let problems = report.problems();
+    failed |= !problems.is_empty();
+    if !failed {
+        app.set_setup_done(true)?;
+    }
+    if a.json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "report": report, "problems": problems, "actions": actions, "test": test,
+            }))?
+        );
+    } else if !failed {
+        out!("\n{}", s.t("setup.done.text", &[]));
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn mark(ok: bool, s: &Strings) -> String {
+    if ok {
+        format!("[{}]", s.t("setup.status.ok", &[]))
+    } else {
+        format!("[{}]", s.t("setup.status.problem", &[]))
+    }
+}
+
+fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
+    out!("{}", s.t("setup.title", &[]));
+    let files_ok = r.resources.all_ok();
+    out!(
+        "\n1. {} {}",
+        s.t("setup.step.files", &[]),
+        mark(files_ok, s)
+    );
+    if files_ok {
+        out!(
+            "   {}",
+            s.t(
+                "setup.files.ok",
+                &[("count", r.resources.files.len().to_string())]
+            )
+        );
+    } else {
+        out!("   {}", s.t("setup.files.bad", &[]));
+        for f in r
+            .resources
+            .files
+            .iter()
+            .filter(|f| f.status != ResourceStatus::Ok)
+        {
+            out!("   - {}", f.message.clone().unwrap_or_default());
+        }
+    }
+    let m = &r.machine;
+    let lib_ok = m.problems.is_empty();
+    out!(
+        "\n2. {} {}",
+        s.t("setup.step.library", &[]),
+        mark(lib_ok, s)
+    );
+    out!(
+        "   {}",
+        s.t(
+            "setup.library.ok",
+            &[
+                ("path", m.library.clone()),
+                (
+                    "free",
+                    m.free_disk_bytes.map(gb).unwrap_or_else(|| "?".into())
+                ),
+            ]
+        )
+    );
+    for p in &m.problems {
+        out!("   - {p}");
+    }
+    out!(
+        "   {}",
+        s.t("setup.memory", &[("gb", gb(m.total_memory_bytes))])
+    );
+    out!("\n3. {}", s.t("setup.step.ollama", &[]));
+    match &r.ollama {
+        OllamaState::Running { version, .. } => out!(
+            "   {} {}",
+            mark(true, s),
+            s.t("setup.ollama.running", &[("version", version.clone())])
+        ),
+        OllamaState::Stopped { program, .. } => {
+            out!("   {}", s.t("setup.ollama.stopped", &[]));
+            out!("   ({}; vidya setup --start-ollama)", program.display());
+        }
+        OllamaState::Absent { installer, .. } => {
+            out!("   {}", s.t("setup.ollama.absent", &[]));
+            match installer {
+                Some(i) => out!(
+                    "   {}",
+                    s.t(
+                        "setup.ollama.installer",
+                        &[("path", i.display().to_string())]
+                    )
+                ),
+                None => out!("   {}", s.t("setup.ollama.no_installer", &[])),
+            }
+        }
+    }
+    out!("\n4. {}", s.t("setup.step.model", &[]));
+    match &m.advice.model {
+        Some(model) => out!(
+            "   {}",
+            s.t(
+                "setup.model.recommended",
+                &[("model", model.clone()), ("size", gb(m.advice.size_bytes))]
+            )
+        ),
+        None => out!("   {}", s.t("setup.model.none_fits", &[])),
+    }
+    if let OllamaState::Running { models, .. } = &r.ollama {
+        if models.is_empty() {
+            out!("   {}", s.t("setup.model.none_installed", &[]));
+        } else {
+            out!(
+                "   {} {}",
+                s.t("setup.model.installed", &[]),
+                models.join(", ")
+            );
+        }
+        if r.model_installed {
+            out!(
+                "   {} {}",
+                mark(true, s),
+                s.t("setup.model.current", &[("model", r.model.clone())])
+            );
+        } else {
+            out!(
+                "   {}",
+                s.t("setup.model.current_missing", &[("model", r.model.clone())])
+            );
+        }
+    }
+    if !r.gguf_files.is_empty() {
+        out!("   {}", s.t("setup.model.found_files", &[]));
+        for f in &r.gguf_files {
+            out!(
+                "   - {} ({} GB): vidya setup --import \"{}\"",
+                f.path.display(),
+                gb(f.size_bytes),
+                f.path.display()
+            );
+        }
+    }
+    Ok(())
+}

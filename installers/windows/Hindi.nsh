@@ -1,0 +1,33 @@
+; Hindi text for the messages Tauri's NSIS template adds to NSIS's own (Tauri 2.12.5 ships
+; English.nsh and other languages, not Hindi). Used through `bundle > windows > nsis >
+; customLanguageFiles` ("Hindi"); NSIS itself provides the Hindi text of its standard pages.
+; Every LangString of Tauri's English.nsh must be here: installers/windows/check.sh compares the
+; names with the English.nsh inside @tauri-apps/cli 2.12.5.
+LangString addOrReinstall ${LANG_HINDI} "घटक जोड़ें / फिर से इंस्टॉल करें"
+LangString alreadyInstalled ${LANG_HINDI} "पहले से इंस्टॉल है"
+LangString alreadyInstalledLong ${LANG_HINDI} "${PRODUCTNAME} ${VERSION} पहले से इंस्टॉल है। आप जो करना चाहते हैं उसे चुनें और आगे बढ़ने के लिए अगला (Next) दबाएँ।"
+LangString appRunning ${LANG_HINDI} "${PRODUCTNAME} चल रहा है! कृपया पहले इसे बंद करें, फिर दोबारा कोशिश करें।"
+LangString noPermissionToCloseApp ${LANG_HINDI} "${PRODUCTNAME} को बंद करने की अनुमति नहीं है। कृपया इसे स्वयं बंद करें और दोबारा कोशिश करें।"
+LangString appRunningOkKill ${LANG_HINDI} "${PRODUCTNAME} चल रहा है!$\nइसे बंद करने के लिए OK दबाएँ"
+LangString chooseMaintenanceOption ${LANG_HINDI} "चुनें कि आप कौन-सा रखरखाव कार्य करना चाहते हैं।"
+LangString chooseHowToInstall ${LANG_HINDI} "चुनें कि आप ${PRODUCTNAME} को कैसे इंस्टॉल करना चाहते हैं।"
+LangString createDesktop ${LANG_HINDI} "डेस्कटॉप पर शॉर्टकट बनाएँ"
+LangString dontUninstall ${LANG_HINDI} "अनइंस्टॉल न करें"
+LangString dontUninstallDowngrade ${LANG_HINDI} "अनइंस्टॉल न करें (इस इंस्टॉलर में बिना अनइंस्टॉल किए पुराना संस्करण लगाना बंद है)"
+LangString failedToKillApp ${LANG_HINDI} "${PRODUCTNAME} को बंद नहीं किया जा सका। कृपया पहले इसे बंद करें, फिर दोबारा कोशिश करें"
+LangString installingWebview2 ${LANG_HINDI} "WebView2 इंस्टॉल हो रहा है..."
+LangString newerVersionInstalled ${LANG_HINDI} "${PRODUCTNAME} का नया संस्करण पहले से इंस्टॉल है! पुराना संस्करण इंस्टॉल करने की सलाह नहीं दी जाती। अगर आप सच में यह पुराना संस्करण इंस्टॉल करना चाहते हैं, तो पहले मौजूदा संस्करण को अनइंस्टॉल करना बेहतर है। आप जो करना चाहते हैं उसे चुनें और आगे बढ़ने के लिए अगला (Next) दबाएँ।"
+LangString older ${LANG_HINDI} "पुराना"
+LangString olderOrUnknownVersionInstalled ${LANG_HINDI} "आपके कंप्यूटर पर ${PRODUCTNAME} का $R4 संस्करण इंस्टॉल है। इंस्टॉल करने से पहले मौजूदा संस्करण को अनइंस्टॉल करने की सलाह दी जाती है। आप जो करना चाहते हैं उसे चुनें और आगे बढ़ने के लिए अगला (Next) दबाएँ।"
+LangString silentDowngrades ${LANG_HINDI} "इस इंस्टॉलर में पुराना संस्करण लगाना बंद है, इसलिए साइलेंट इंस्टॉलर आगे नहीं बढ़ सकता। कृपया सामान्य (ग्राफ़िकल) इंस्टॉलर का उपयोग करें।$\n"
+LangString unableToUninstall ${LANG_HINDI} "अनइंस्टॉल नहीं हो सका!"
+LangString uninstallApp ${LANG_HINDI} "${PRODUCTNAME} अनइंस्टॉल करें"
+LangString uninstallBeforeInstalling ${LANG_HINDI} "इंस्टॉल करने से पहले अनइंस्टॉल करें"
+LangString unknown ${LANG_HINDI} "अज्ञात"
+LangString webview2AbortError ${LANG_HINDI} "WebView2 इंस्टॉल नहीं हो सका! इसके बिना ऐप नहीं चल सकता। इंस्टॉलर को दोबारा चलाकर देखें।"
+LangString webview2DownloadError ${LANG_HINDI} "त्रुटि: WebView2 डाउनलोड नहीं हो सका - $0"
+LangString webview2DownloadSuccess ${LANG_HINDI} "WebView2 बूटस्ट्रैपर डाउनलोड हो गया"
+LangString webview2Downloading ${LANG_HINDI} "WebView2 बूटस्ट्रैपर डाउनलोड हो रहा है..."
+LangString webview2InstallError ${LANG_HINDI} "त्रुटि: WebView2 इंस्टॉल नहीं हुआ (निकास कोड $1)"
+LangString webview2InstallSuccess ${LANG_HINDI} "WebView2 इंस्टॉल हो गया"
+LangString deleteAppData ${LANG_HINDI} "ऐप का डेटा मिटाएँ (जोड़ी गई किताबों की लाइब्रेरी भी)"
