@@ -35,6 +35,9 @@ for f in usr/bin/vidya usr/bin/vidya-desktop usr/share/applications/Vidya.deskto
   [ -e "$R/$f" ] || fail "/$f is not in the package"
 done
 ok "programs, native libraries, models, interface, sample chapter and licences are in the package"
+SRC_UI=$(cd "$(dirname "$0")/../../ui" && pwd)
+diff -rq "$SRC_UI" "$LIB/ui" >/dev/null || { diff -rq "$SRC_UI" "$LIB/ui" | head; fail "the packaged interface differs from ui/ (a stale build?)"; }
+ok "the packaged interface is this checkout's ui/"
 missing=$(ldd "$R/usr/bin/vidya-desktop" | grep 'not found' || true)
 [ -z "$missing" ] || fail "vidya-desktop needs libraries this system lacks: $missing"
 ok "vidya-desktop's shared libraries all resolve"
@@ -100,5 +103,16 @@ grep -q "model_int8.onnx (multilingual-e5-small, finds passages by meaning) is m
 grep -q "Fix: reinstall Vidya from its installer" "$WORK/broken.txt" || fail "no fix is given"
 grep "damaged\|missing" "$WORK/broken.txt" | sed 's/^/  | /'
 ok "both named, with the fix"
+# Without its whole native/ folder, the installed copy still never reaches for files elsewhere.
+rm -r "$LIB/native"
+if vidya --library "$BOOKS" doctor > "$WORK/broken2.txt" 2>&1; then
+  cat "$WORK/broken2.txt"; fail "doctor passed without native/"
+fi
+grep -q "libpdfium.so is missing" "$WORK/broken2.txt" && grep -q "reinstall Vidya" "$WORK/broken2.txt" \
+  || { cat "$WORK/broken2.txt"; fail "a missing native/ folder is not reported with the fix"; }
+if grep -q "$(cd "$(dirname "$0")/../.." && pwd)/resources" "$WORK/broken2.txt"; then
+  cat "$WORK/broken2.txt"; fail "the installed copy looked in the source checkout"
+fi
+ok "without native/: libpdfium.so reported missing, reinstall advised, the checkout not used"
 
 printf '\ntest-deb: all checks passed (%s, %s bytes)\n' "$(basename "$DEB")" "$(stat -c %s "$DEB")"

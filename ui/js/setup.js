@@ -15,6 +15,8 @@ let onClose = () => {};
 let busy = false;
 
 const gb = (bytes) => (bytes / 1e9).toFixed(1);
+// A file size in words: GB from 0.1 GB, MB below.
+const size = (bytes) => (bytes >= 1e8 ? `${gb(bytes)} GB` : `${Math.max(1, Math.round(bytes / 1e6))} MB`);
 
 function el(tag, attrs = {}, children = []) {
   const e = document.createElement(tag);
@@ -72,7 +74,7 @@ function render() {
   text($('setup-step-title'), t(`setup.step.${STEPS[step]}`));
   const panel = $('setup-panel');
   panel.dataset.step = STEPS[step];
-  panel.replaceChildren(...(report ? PANELS[STEPS[step]]() : []));
+  panel.replaceChildren(...(report ? PANELS[STEPS[step]]().filter(Boolean) : []));
   nav();
 }
 
@@ -97,7 +99,7 @@ function progressBox() {
 function showProgress(data) {
   const box = $('setup-progress');
   if (!box) return;
-  box.hidden = false;
+  if (box.hidden) { box.hidden = false; box.scrollIntoView({ block: 'nearest' }); }
   const pct = data.total ? ` ${Math.floor((100 * data.completed) / data.total)} %` : '';
   const label = data.phase === 'reading' ? t('setup.test.reading') : t(`setup.progress.${data.phase}`);
   text($('setup-progress-label'), `${label}${pct}`);
@@ -111,6 +113,7 @@ function outcome(kind, message) {
   box.className = kind;
   text(box, message);
   box.hidden = false;
+  box.scrollIntoView({ block: 'nearest' });
 }
 
 async function run(action) {
@@ -175,7 +178,7 @@ const PANELS = {
       }));
     } else {
       out.push(el('p', { class: 'notice', text: t('setup.ollama.absent') }));
-      out.push(el('p', { text: o.installer ? t('setup.ollama.installer', { path: o.installer }) : t('setup.ollama.no_installer') }));
+      out.push(el('p', { text: o.installer ? t('setup.ollama.installer', { path: o.installer }) : t('setup.ollama.no_installer', { file: report.ollama_installer_name }) }));
     }
     out.push(el('p', { id: 'setup-outcome', hidden: '' }));
     out.push(el('button', { id: 'setup-recheck', text: t('setup.check_again'), onclick: () => run(refresh) }));
@@ -216,7 +219,7 @@ const PANELS = {
     if (report.gguf_files.length) {
       out.push(el('p', { text: t('setup.model.found_files') }));
       out.push(el('ul', { class: 'choices', id: 'setup-gguf' }, report.gguf_files.map((f) => el('li', {}, [
-        el('span', { text: `${f.path} (${gb(f.size_bytes)} GB)` }),
+        el('span', { text: `${f.path} (${size(f.size_bytes)})` }),
         el('button', {
           class: 'primary', text: t('setup.model.import'),
           onclick: () => modelAction((on) => api.setupImport(f.path, f.suggested_name, on)),

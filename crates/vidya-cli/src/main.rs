@@ -1076,12 +1076,23 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -
         };
         let status = match (&path, verified, &loads) {
             // Neural retrieval files are optional until the retrieval stages use them.
-            (None, _, _) if entry.group != "core" => "not installed (cargo xtask setup --models)",
+            (None, _, _) if entry.group != "core" && !vidya_core::paths::is_installed() => {
+                "not installed (cargo xtask setup --models)"
+            }
             (None, _, _) => {
                 problems.push(format!(
-                    "{} is missing (looked in {}). Fix: run `cargo xtask setup` in the source folder, or reinstall Vidya",
+                    "{} is missing (looked in {}). Fix: {}",
                     entry.file,
-                    tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+                    tried
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if vidya_core::paths::is_installed() {
+                        "reinstall Vidya from its installer (your books and library are kept)"
+                    } else {
+                        "run `cargo xtask setup` in the source folder"
+                    }
                 ));
                 "missing"
             }
@@ -1091,8 +1102,13 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -
             }
             (Some(p), false, None) => {
                 problems.push(format!(
-                    "{} is not the pinned version (sha256 differs from resources/manifest.toml). Fix: run `cargo xtask setup --force`, or reinstall Vidya",
-                    p.display()
+                    "{} is not the pinned version (sha256 differs from resources/manifest.toml). Fix: {}",
+                    p.display(),
+                    if vidya_core::paths::is_installed() {
+                        "reinstall Vidya from its installer (your books and library are kept)"
+                    } else {
+                        "run `cargo xtask setup --force` in the source folder"
+                    }
                 ));
                 "unverified"
             }

@@ -94,6 +94,8 @@ fn progress_bar(s: &Strings) -> impl FnMut(SetupEvent) + '_ {
     );
     let mut phase = String::new();
     move |e| match e {
+        // The final status line; the `Done` event below says it with the model's name.
+        SetupEvent::Model(ModelProgress { phase: p, .. }) if p == "done" => {}
         SetupEvent::Model(ModelProgress {
             phase: p,
             completed,
@@ -103,10 +105,15 @@ fn progress_bar(s: &Strings) -> impl FnMut(SetupEvent) + '_ {
             if p != phase {
                 phase = p.clone();
                 bar.set_message(s.t(&format!("setup.progress.{p}"), &[]));
+                bar.set_length(0);
                 bar.set_position(0);
             }
-            bar.set_length(total.max(1));
-            bar.set_position(completed);
+            // Lines without byte counts (Ollama's "verifying", "writing manifest") keep the
+            // bar where it is.
+            if total > 0 {
+                bar.set_length(total);
+                bar.set_position(completed.min(total));
+            }
         }
         SetupEvent::Done { model } => {
             bar.finish_and_clear();
@@ -124,6 +131,18 @@ fn progress_bar(s: &Strings) -> impl FnMut(SetupEvent) + '_ {
 /// library folder has a problem, or an asked-for action failed.
 pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
     let s = Strings::new(&a.lang);
+    let mut a = a;
+    if let Some(h) = &a.host {
+        match vidya_core::answer::ollama::normalize_host(h) {
+            Ok(n) => a.host = Some(n),
+            Err(why) => {
+                output::err_line(format!(
+                    "error: the Ollama address '{h}' is not a web address ({why}). Fix: use one like http://127.0.0.1:11434"
+                ));
+                return Ok(ExitCode::from(2));
+            }
+        }
+    }
     let app = App::open(
         library,
         true,
@@ -189,7 +208,7 @@ pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
     if !a.no_test {
         if !a.json {
             out!(
-                "\n{}\n{}",
+                "\n5. {}\n   {}",
                 s.t("setup.step.test", &[]),
                 s.t("setup.test.intro", &[])
             );
@@ -269,10 +288,28 @@ pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
             _ => {}
         }
     }
-    let problems = report.problems();
+    let mut problems = report.problems();
     failed |= !problems.is_empty();
     if !failed {
-        app.set_setup_done(true)?;
+        // The address the wizard worked with becomes the app's (the window and `vidya ask`
+        // read the saved settings).
+        let saved = app.set_setup_done(true).and_then(|()| match &a.host {
+            Some(host) => {
+                let mut s = vidya_core::app::Settings::load(library);
+                s.ollama_host = host.clone();
+                s.save(library)
+            }
+            None => Ok(()),
+        });
+        if let Err(e) = saved {
+            failed = true;
+            problems.push(format!(
+                "the settings could not be saved ({e}). Fix: make the library folder writable"
+            ));
+            if !a.json {
+                output::err_line(format!("error: {}", problems.last().expect("pushed")));
+            }
+        }
     }
     if a.json {
         out!(
@@ -282,13 +319,25 @@ pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
             }))?
         );
     } else if !failed {
-        out!("\n{}", s.t("setup.done.text", &[]));
+        out!(
+            "\n6. {}\n   {}",
+            s.t("setup.step.done", &[]),
+            s.t("setup.done.text", &[])
+        );
     }
     Ok(if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn optional(ok: bool, s: &Strings) -> String {
+    if ok {
+        format!("[{}]", s.t("setup.status.ok", &[]))
+    } else {
+        format!("[{}]", s.t("setup.status.optional", &[]))
+    }
 }
 
 fn mark(ok: bool, s: &Strings) -> String {
@@ -353,11 +402,15 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
         "   {}",
         s.t("setup.memory", &[("gb", gb(m.total_memory_bytes))])
     );
-    out!("\n3. {}", s.t("setup.step.ollama", &[]));
+    let running = matches!(r.ollama, OllamaState::Running { .. });
+    out!(
+        "\n3. {} {}",
+        s.t("setup.step.ollama", &[]),
+        optional(running, s)
+    );
     match &r.ollama {
         OllamaState::Running { version, .. } => out!(
-            "   {} {}",
-            mark(true, s),
+            "   {}",
             s.t("setup.ollama.running", &[("version", version.clone())])
         ),
         OllamaState::Stopped { program, .. } => {
@@ -374,11 +427,21 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
                         &[("path", i.display().to_string())]
                     )
                 ),
-                None => out!("   {}", s.t("setup.ollama.no_installer", &[])),
+                None => out!(
+                    "   {}",
+                    s.t(
+                        "setup.ollama.no_installer",
+                        &[("file", r.ollama_installer_name.to_string())]
+                    )
+                ),
             }
         }
     }
-    out!("\n4. {}", s.t("setup.step.model", &[]));
+    out!(
+        "\n4. {} {}",
+        s.t("setup.step.model", &[]),
+        optional(r.model_installed, s)
+    );
     match &m.advice.model {
         Some(model) => out!(
             "   {}",
@@ -401,8 +464,7 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
         }
         if r.model_installed {
             out!(
-                "   {} {}",
-                mark(true, s),
+                "   {}",
                 s.t("setup.model.current", &[("model", r.model.clone())])
             );
         } else {
@@ -415,13 +477,17 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
     if !r.gguf_files.is_empty() {
         out!("   {}", s.t("setup.model.found_files", &[]));
         for f in &r.gguf_files {
-            out!(
-                "   - {} ({} GB): vidya setup --import \"{}\"",
-                f.path.display(),
-                gb(f.size_bytes),
-                f.path.display()
-            );
+            // File names come from a USB stick: shown, never offered as a command to paste.
+            let shown: String = f
+                .path
+                .display()
+                .to_string()
+                .chars()
+                .map(|c| if c.is_control() { '?' } else { c })
+                .collect();
+            out!("   - {shown} ({} GB)", gb(f.size_bytes));
         }
+        out!("   (vidya setup --import FILE.gguf)");
     }
     Ok(())
 }

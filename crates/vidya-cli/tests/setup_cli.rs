@@ -119,6 +119,25 @@ fn setup_imports_a_gguf_file_and_answers_the_test_question() {
     assert_eq!(settings["setup_done"], true);
     assert_eq!(settings["model"], "tiny-model");
 
+    // The address is cleaned like OLLAMA_HOST (a trailing slash, no scheme); a bad one is
+    // refused as a usage error.
+    let port = server.url().rsplit(':').next().unwrap().to_string();
+    for host in [format!("{}/", server.url()), format!("127.0.0.1:{port}")] {
+        let o = vidya(&lib)
+            .args(["setup", "--no-test", "--json", "--host", &host])
+            .output()
+            .unwrap();
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(r["report"]["ollama"]["state"], "running", "{host}: {r}");
+    }
+    let o = run(&lib, &["setup", "--no-test", "--host", "ftp://x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is not a web address"),
+        "{}",
+        stderr(&o)
+    );
+
     // A .gguf name that is not a model: a clear message, exit 1, nothing changed.
     let bad = dir.path().join("notes.gguf");
     std::fs::write(&bad, "hello").unwrap();

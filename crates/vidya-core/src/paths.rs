@@ -34,12 +34,17 @@ pub fn install_roots() -> Vec<PathBuf> {
     ]
 }
 
-/// Whether this executable runs from an installed copy: an [`install_roots`] folder holds the
-/// bundled `native/` folder. An installed copy uses only its own files: the source-checkout
+/// Whether this executable runs from an installed copy: an [`install_roots`] folder holds one
+/// of the bundled folders (`native/`, `models/`, `sample/`, `licenses/`), so an install that
+/// lost one of them still counts as installed. An installed copy uses only its own files: the source-checkout
 /// fallbacks (for `cargo run` and the tests) are off, so a damaged install is reported rather
 /// than hidden by a checkout on the same machine.
 pub fn is_installed() -> bool {
-    install_roots().iter().any(|r| r.join("native").is_dir())
+    install_roots().iter().any(|r| {
+        ["native", "models", "sample", "licenses"]
+            .iter()
+            .any(|d| r.join(d).is_dir())
+    })
 }
 
 /// The folder of the browser interface (`ui/`, its `index.html` inside): `VIDYA_UI_DIR` when

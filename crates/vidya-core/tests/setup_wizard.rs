@@ -85,7 +85,12 @@ fn wizard_ollama_steps() {
         "{}",
         err.message
     );
-    assert!(err.message.contains("OllamaSetup.exe"), "{}", err.message);
+    assert!(
+        err.message
+            .contains(vidya_core::setup::ollama::INSTALLER_NAME),
+        "{}",
+        err.message
+    );
 
     // 1b. The installer was copied onto the USB stick beside Vidya's: the wizard names it.
     let installer = usb.join(if cfg!(windows) {
@@ -93,7 +98,16 @@ fn wizard_ollama_steps() {
     } else {
         "ollama-linux-amd64.tgz"
     });
+    // A copy cut short is not offered; a real one is tens of MB.
     std::fs::write(&installer, b"installer").unwrap();
+    assert!(matches!(
+        app.setup_report().ollama,
+        OllamaState::Absent {
+            installer: None,
+            ..
+        }
+    ));
+    std::fs::write(&installer, vec![0u8; 2 << 20]).unwrap();
     match app.setup_report().ollama {
         OllamaState::Absent {
             installer: Some(p), ..
@@ -224,6 +238,23 @@ http.server.HTTPServer((host, int(port)), H).serve_forever()
         "{msg}"
     );
     assert_eq!(server.create_calls(), 2);
+    // A name Ollama or the settings would refuse is refused first; the model stays.
+    for bad in ["a".repeat(400), "ab\u{1}cd".into(), "../../etc/x".into()] {
+        let (ok, events) = events_of(|emit| app.import_model(&gguf, Some(&bad), emit));
+        assert!(!ok);
+        assert!(
+            last_error(&events).contains("cannot be a model name"),
+            "{events:?}"
+        );
+    }
+    assert_eq!(app.settings().model, "tiny-again");
+    // A folder, or a pipe named like a model, is refused without reading it.
+    let (ok, events) = events_of(|emit| app.import_model(&usb, None, emit));
+    assert!(!ok);
+    assert!(
+        last_error(&events).contains("not a model file"),
+        "{events:?}"
+    );
     // A file that vanished (USB stick pulled out).
     let (ok, events) = events_of(|emit| app.import_model(&usb.join("gone.gguf"), None, emit));
     assert!(!ok);

@@ -36,6 +36,7 @@ impl App {
             resources: resources::verify(&crate::paths::data_dir()),
             machine: machine::check(self.library_dir()),
             ollama,
+            ollama_installer_name: ollama::INSTALLER_NAME,
             model: settings.model.clone(),
             model_installed,
             gguf_files: ollama::find_gguf_files(),
@@ -67,18 +68,17 @@ impl App {
                     "Ollama is not installed. Fix: open {} to install it (it needs no internet), then come back here",
                     i.display()
                 ),
-                None => "Ollama is not installed. Fix: copy OllamaSetup.exe onto the USB stick beside Vidya's installer (download it once from ollama.com where there is internet) and run it".into(),
+                None => format!("Ollama is not installed. Fix: copy {} onto the USB stick beside Vidya's installer (download it once from ollama.com where there is internet) and run it", ollama::INSTALLER_NAME),
             })),
         }
     }
 
-    /// Makes `model` the answer model in the settings (after an import or pull).
-    fn use_model(&self, model: &str) {
+    /// Makes `model` the answer model in the settings (after an import or pull). Errors: the
+    /// settings cannot be written.
+    fn use_model(&self, model: &str) -> crate::error::Result<()> {
         let mut s = self.settings();
         s.model = model.to_string();
-        if let Err(e) = self.save_settings(&s) {
-            tracing::warn!(error = %e, "could not save the new model in the settings");
-        }
+        self.save_settings(&s).map(|_| ())
     }
 
     /// Imports the `.gguf` file at `path` into Ollama as `name` (default: from the file name),
@@ -119,13 +119,20 @@ impl App {
         emit: &mut dyn FnMut(SetupEvent),
     ) -> bool {
         match result {
-            Ok(()) => {
-                self.use_model(name);
-                emit(SetupEvent::Done {
-                    model: name.to_string(),
-                });
-                true
-            }
+            Ok(()) => match self.use_model(name) {
+                Ok(()) => {
+                    emit(SetupEvent::Done {
+                        model: name.to_string(),
+                    });
+                    true
+                }
+                Err(e) => {
+                    emit(SetupEvent::Error(setup_error(format!(
+                        "Ollama now has {name}, but Vidya could not save it as the answer model ({e}). Fix: choose it under Settings → Model"
+                    ))));
+                    false
+                }
+            },
             Err(e) => {
                 emit(SetupEvent::Error(setup_error(e.0)));
                 false

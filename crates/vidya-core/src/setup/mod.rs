@@ -24,6 +24,9 @@ pub struct SetupReport {
     pub machine: MachineReport,
     /// Ollama on this machine.
     pub ollama: OllamaState,
+    /// The Ollama installer's file name to copy beside Vidya's installer on this platform
+    /// (`OllamaSetup.exe` on Windows, `ollama-linux-amd64.tgz` on Linux).
+    pub ollama_installer_name: &'static str,
     /// The answer model in the settings.
     pub model: String,
     /// Whether Ollama has that model.

@@ -77,11 +77,41 @@ pub struct GgufFile {
 #[error("{0}")]
 pub struct SetupError(pub String);
 
+/// Longest wait for any bytes from Ollama once a request is under way (s): Ollama writes a
+/// progress line at least every few seconds while it copies, creates or downloads a model.
+pub const READ_TIMEOUT_S: u64 = 120;
+
 fn http() -> reqwest::Client {
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(3))
+        .read_timeout(Duration::from_secs(READ_TIMEOUT_S))
         .build()
         .unwrap_or_default()
+}
+
+/// `host` without a trailing `/` (`http://127.0.0.1:11434/` → `http://127.0.0.1:11434`).
+fn base(host: &str) -> &str {
+    host.trim().trim_end_matches('/')
+}
+
+/// Whether `name` is a model name Ollama accepts and Vidya can store: 1–100 characters of
+/// letters, digits, `.`, `_`, `-`, with `/` between namespace parts (pull only) and one
+/// optional `:tag` (ollama's `types/model/name.go` allows these).
+pub fn valid_model_name(name: &str, allow_namespace: bool) -> bool {
+    let (path, tag) = match name.split_once(':') {
+        Some((p, t)) => (p, Some(t)),
+        None => (name, None),
+    };
+    let part_ok = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with(['.', '-'])
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    };
+    name.len() <= 100
+        && path.split('/').all(part_ok)
+        && (allow_namespace || !path.contains('/'))
+        && tag.is_none_or(part_ok)
 }
 
 fn rt() -> Result<tokio::runtime::Runtime, SetupError> {
@@ -224,7 +254,7 @@ fn files_in(dirs: &[PathBuf], keep: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
                             )
                     }));
                 }
-            } else if keep(&e.file_name().to_string_lossy().to_lowercase()) {
+            } else if p.is_file() && keep(&e.file_name().to_string_lossy().to_lowercase()) {
                 out.push(p);
             }
         }
@@ -233,6 +263,13 @@ fn files_in(dirs: &[PathBuf], keep: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
     out.dedup();
     out
 }
+
+/// The file name of Ollama's offline installer for this platform, as ollama.com publishes it.
+pub const INSTALLER_NAME: &str = if cfg!(windows) {
+    "OllamaSetup.exe"
+} else {
+    "ollama-linux-amd64.tgz"
+};
 
 /// Ollama's installer in [`media_dirs`]: `OllamaSetup*.exe` on Windows, `ollama-linux-*.tgz`
 /// (or `.tar.zst`) on Linux.
@@ -246,7 +283,8 @@ pub fn find_installer() -> Option<PathBuf> {
         }
     })
     .into_iter()
-    .next()
+    // A copy cut short (0 bytes, a failed download) is not offered.
+    .find(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 1 << 20))
 }
 
 /// `.gguf` files in [`media_dirs`], largest first.
@@ -291,6 +329,7 @@ pub fn model_name_for(path: &Path) -> String {
 
 /// Finds where Ollama stands: asks `host`, else looks for the program, else for an installer.
 pub fn probe(host: &str) -> OllamaState {
+    let host = base(host);
     let found = rt().ok().and_then(|rt| rt.block_on(running(&http(), host)));
     match found {
         Some((version, models)) => OllamaState::Running {
@@ -315,38 +354,56 @@ pub fn probe(host: &str) -> OllamaState {
 /// `<log dir>/ollama.log`) and waits up to `wait` for it to answer at `host`.
 /// Errors: it could not be started, or did not answer in time.
 pub fn start(program: &Path, host: &str, wait: Duration) -> Result<(), SetupError> {
+    let host = base(host);
     let log_dir = crate::paths::log_dir();
+    let log_path = log_dir.join("ollama.log");
     let _ = std::fs::create_dir_all(&log_dir);
-    let log = std::fs::File::create(log_dir.join("ollama.log"))
-        .map_err(|e| SetupError(format!("could not write {} ({e})", log_dir.display())))?;
-    let log2 = log
-        .try_clone()
-        .map_err(|e| SetupError(format!("could not write the Ollama log ({e})")))?;
+    // Without a writable log folder Ollama still starts; its output is dropped.
+    let (out, err) = match std::fs::File::create(&log_path).and_then(|f| Ok((f.try_clone()?, f))) {
+        Ok((a, b)) => (std::process::Stdio::from(a), std::process::Stdio::from(b)),
+        Err(_) => (std::process::Stdio::null(), std::process::Stdio::null()),
+    };
     let mut cmd = std::process::Command::new(program);
     cmd.arg("serve")
         .stdin(std::process::Stdio::null())
-        .stdout(log)
-        .stderr(log2);
+        .stdout(out)
+        .stderr(err);
     if let Ok(url) = url::Url::parse(host) {
         if let (Some(h), Some(p)) = (url.host_str(), url.port_or_known_default()) {
             cmd.env("OLLAMA_HOST", format!("{h}:{p}"));
         }
     }
-    cmd.spawn().map_err(|e| {
+    let mut child = cmd.spawn().map_err(|e| {
         SetupError(format!(
-            "Ollama ({}) could not be started ({e}). Fix: start it from the Start menu, or reinstall Ollama",
+            "Ollama ({}) could not be started ({e}). Fix: start it from its menu entry, or reinstall Ollama",
             program.display()
         ))
     })?;
     let rt = rt()?;
+    // Requests are built outside `block_on`: their timers need the runtime entered.
+    let _entered = rt.enter();
     let client = http();
     let deadline = std::time::Instant::now() + wait;
     while std::time::Instant::now() < deadline {
         if rt.block_on(running(&client, host)).is_some() {
+            // It keeps running after Vidya exits; reap it on a thread so it never lingers
+            // as a zombie while Vidya runs.
+            std::thread::spawn(move || child.wait());
             return Ok(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let said = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let last: Vec<&str> = said.lines().rev().take(3).collect();
+            let last: Vec<&str> = last.into_iter().rev().collect();
+            return Err(SetupError(format!(
+                "Ollama stopped at once ({status}){}. Fix: restart the computer and try again; if it happens again, reinstall Ollama",
+                if last.is_empty() { String::new() } else { format!(": {}", last.join(" / ")) }
+            )));
         }
         std::thread::sleep(Duration::from_millis(300));
     }
+    let _ = child.kill();
+    let _ = child.wait();
     Err(SetupError(format!(
         "Ollama was started but does not answer at {host} after {} s. Fix: look at {} for the reason, or restart the computer and try again",
         wait.as_secs(),
@@ -415,6 +472,17 @@ async fn follow(
 
 /// Checks that `path` is a GGUF file (magic bytes) and returns its size (bytes).
 fn check_gguf(path: &Path) -> Result<u64, SetupError> {
+    if path.as_os_str().is_empty() {
+        return Err(SetupError(
+            "no model file was given. Fix: choose a .gguf file".into(),
+        ));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(SetupError(format!(
+            "{} is a folder or a device, not a model file. Fix: choose the .gguf file itself",
+            path.display()
+        )));
+    }
     let mut f = std::fs::File::open(path).map_err(|e| {
         SetupError(format!(
             "{} cannot be opened ({e}). Fix: check that the USB stick is still plugged in, and choose the file again",
@@ -425,7 +493,7 @@ fn check_gguf(path: &Path) -> Result<u64, SetupError> {
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     if f.read_exact(&mut magic).is_err() || &magic != b"GGUF" {
         return Err(SetupError(format!(
-            "{} is not a GGUF model file. Fix: choose a file ending in .gguf that was downloaded completely (for example Llama-3.2-3B-Instruct-Q4_K_M.gguf)",
+            "{} is not a GGUF model file (it may be damaged, cut short, or another kind of file). Fix: copy a complete GGUF model file again, for example Llama-3.2-3B-Instruct-Q4_K_M.gguf",
             path.display()
         )));
     }
@@ -490,13 +558,17 @@ pub fn import_gguf(
 ) -> Result<(), SetupError> {
     let total = check_gguf(path)?;
     let name = name.trim();
-    if name.is_empty() || name.contains(char::is_whitespace) {
+    if !valid_model_name(name, false) {
         return Err(SetupError(format!(
-            "\"{name}\" cannot be a model name. Fix: use letters, digits, '.', '-' or '_' only (for example {})",
+            "\"{}\" cannot be a model name. Fix: use up to 100 letters, digits, '.', '-' or '_' (for example {})",
+            name.escape_debug(),
             model_name_for(path)
         )));
     }
+    let host = base(host);
     let rt = rt()?;
+    // Requests are built outside `block_on`: their timers need the runtime entered.
+    let _entered = rt.enter();
     let client = http();
     if rt.block_on(running(&client, host)).is_none() {
         return Err(not_running(host));
@@ -542,10 +614,8 @@ pub fn import_gguf(
             total,
         });
     }
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "model.gguf".into());
+    // Ollama takes the key as a relative path: a plain name, whatever the file was called.
+    let file_name = format!("{}.gguf", model_name_for(path));
     let req = serde_json::json!({"model": name, "files": {file_name: digest}, "stream": true});
     emit(ModelProgress {
         phase: "creating".into(),
@@ -614,7 +684,16 @@ pub fn pull(host: &str, name: &str, emit: &mut dyn FnMut(ModelProgress)) -> Resu
             "no model name was given. Fix: type a name such as llama3.2:1b".into(),
         ));
     }
+    if !valid_model_name(name, true) {
+        return Err(SetupError(format!(
+            "\"{}\" is not a model name. Fix: type a name as ollama.com/library shows it, such as llama3.2:1b",
+            name.escape_debug()
+        )));
+    }
+    let host = base(host);
     let rt = rt()?;
+    // Requests are built outside `block_on`: their timers need the runtime entered.
+    let _entered = rt.enter();
     let client = http();
     if rt.block_on(running(&client, host)).is_none() {
         return Err(not_running(host));
@@ -656,6 +735,46 @@ mod tests {
             model_name_for(Path::new("my model (1).gguf")),
             "my-model--1"
         );
+    }
+
+    #[test]
+    fn model_names_follow_ollamas_rules() {
+        for ok in ["llama3.2:1b", "tiny-model", "a.b_c-d:q4_k_m"] {
+            assert!(valid_model_name(ok, false), "{ok}");
+        }
+        assert!(valid_model_name("library/llama3.2:1b", true));
+        for bad in [
+            "",
+            " ",
+            "a b",
+            "../../etc/x",
+            "a:b:c",
+            "मॉडल",
+            "-x",
+            "a\u{1}b",
+            &"a".repeat(101),
+        ] {
+            assert!(!valid_model_name(bad, true), "{bad:?}");
+        }
+        assert!(!valid_model_name("user/model", false));
+    }
+
+    #[test]
+    fn a_folder_or_fifo_is_refused_without_reading_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = import_gguf("http://127.0.0.1:9", dir.path(), "x", &mut |_| {}).unwrap_err();
+        assert!(err.0.contains("not a model file"), "{err}");
+        #[cfg(unix)]
+        {
+            let fifo = dir.path().join("pipe.gguf");
+            assert!(std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success());
+            let err = import_gguf("http://127.0.0.1:9", &fifo, "x", &mut |_| {}).unwrap_err();
+            assert!(err.0.contains("not a model file"), "{err}");
+        }
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! checked by size and sha256 against the manifest compiled into this build. Hashing the
 //! ≈160 MB of models takes about a second on a slow laptop, so a verified file's size,
 //! modification time and hash are cached in `<data dir>/resource-check.json`: later starts only
-//! re-hash a file whose size or time changed.
+//! re-hash a file whose size or time changed (as `make` and `rsync` decide; a same-size
+//! overwrite that keeps the time stamp is not noticed). Files found damaged are not cached.
 
 use crate::native::{self, MANIFEST_TOML};
 use serde::{Deserialize, Serialize};
@@ -228,8 +229,11 @@ fn purpose(kind: ResourceKind, name: &str) -> String {
 /// [`crate::paths::data_dir`]; a cache that cannot be read or written only costs time).
 pub fn verify(cache_dir: &Path) -> ResourceReport {
     let cache_path = cache_dir.join(CACHE_FILE);
-    let mut cache: Cache = std::fs::read(&cache_path)
-        .ok()
+    // The cache is a few KB; anything much larger is not Vidya's and is not read.
+    let small = std::fs::metadata(&cache_path).is_ok_and(|m| m.is_file() && m.len() < 1 << 20);
+    let mut cache: Cache = small
+        .then(|| std::fs::read(&cache_path).ok())
+        .flatten()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     let mut changed = false;
@@ -265,16 +269,20 @@ pub fn verify(cache_dir: &Path) -> ResourceReport {
                     Some(c) if c.size == size && c.modified_ns == modified_ns => {
                         Some(c.sha256.clone())
                     }
+                    // Only intact files are remembered: a damaged one is hashed again at each
+                    // check, so a repaired copy is seen at once whatever its time stamp.
                     _ => native::sha256_file(&p).ok().inspect(|h| {
-                        cache.insert(
-                            key.clone(),
-                            CacheEntry {
-                                size,
-                                modified_ns,
-                                sha256: h.clone(),
-                            },
-                        );
-                        changed = true;
+                        if *h == e.sha256 {
+                            cache.insert(
+                                key.clone(),
+                                CacheEntry {
+                                    size,
+                                    modified_ns,
+                                    sha256: h.clone(),
+                                },
+                            );
+                            changed = true;
+                        }
                     }),
                 };
                 if hash.as_deref() == Some(e.sha256.as_str()) {
