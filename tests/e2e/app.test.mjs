@@ -8,28 +8,15 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { repo, vidyaBin, serverBin, chromiumBin, shots, missingBinaries, startProcess } from './support.mjs';
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(repo, 'target');
-const vidyaBin = process.env.VIDYA_BIN || join(target, 'debug', 'vidya');
-const serverBin = process.env.OLLAMA_TEST_SERVER_BIN || join(target, 'debug', 'ollama-test-server');
-const chromiumBin = process.env.CHROMIUM || '/usr/bin/chromium';
-const shots = resolve(process.env.VIDYA_E2E_OUT || join(repo, 'target', 'e2e-screenshots'));
 const fixtures = join(repo, 'tests', 'fixtures', 'biology2e');
-
-const missing = [vidyaBin, serverBin, chromiumBin].filter((p) => !existsSync(p));
-if (missing.length) {
-  const why = `e2e: missing ${missing.join(', ')} (build with cargo build -p vidya-cli -p ollama-test-server; install chromium)`;
-  if (process.env.CI === 'true') throw new Error(why);
-  console.log(`SKIP ${why}`);
-}
-const skip = missing.length > 0;
+const skip = missingBinaries();
 
 // A model reply with HTML and script in it: it must be shown as text, never run.
 const REPLY = 'Plants capture light energy in their chloroplasts [1]. <script>window.__pwned = 1</script> '
@@ -37,23 +24,6 @@ const REPLY = 'Plants capture light energy in their chloroplasts [1]. <script>wi
 
 let work; let server; let serve; let baseUrl; let browser; let page; const children = [];
 
-/** Starts a process and resolves with the first stdout/stderr line matching `pattern`. */
-function startProcess(bin, args, env, pattern) {
-  return new Promise((resolveStart, reject) => {
-    const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${bin} did not start: ${seen}`)), 60000);
-    const onData = (d) => {
-      seen += d.toString();
-      const m = pattern.exec(seen);
-      if (m) { clearTimeout(timer); resolveStart({ child, match: m }); }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`${bin} exited ${code}: ${seen}`)); });
-  });
-}
 
 /** A one-page PDF (Helvetica) with `lines` of text: enough for pdfium and Vidya's reader. */
 function tinyPdf(lines) {
@@ -106,8 +76,8 @@ before(async () => {
   execFileSync(vidyaBin, ['ingest', join(fixtures, 'ch07.pdf')], { env: { ...process.env, ...env }, stdio: 'inherit' });
   // The setup wizard has its own test (setup.test.mjs): here it counts as done.
   writeFileSync(join(library, 'settings.json'), JSON.stringify({ setup_done: true }));
-  server = await startProcess(serverBin, ['--port', '0', '--reply', REPLY, '--token-delay-ms', '40'], {}, /listening on (http:\/\/[\d.:]+)/);
-  serve = await startProcess(vidyaBin, ['serve', '--port', '0', '--ollama', server.match[1]], env, /at (http:\/\/127\.0\.0\.1:\d+)/);
+  server = await startProcess(children, serverBin, ['--port', '0', '--reply', REPLY, '--token-delay-ms', '40'], {}, /listening on (http:\/\/[\d.:]+)/);
+  serve = await startProcess(children, vidyaBin, ['serve', '--port', '0', '--ollama', server.match[1]], env, /at (http:\/\/127\.0\.0\.1:\d+)/);
   baseUrl = serve.match[1];
   browser = await chromium.launch({ executablePath: chromiumBin, args: ['--no-sandbox', '--disable-gpu'] });
   page = await browser.newPage({ viewport: { width: 1366, height: 768 } });

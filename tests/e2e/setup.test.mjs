@@ -7,27 +7,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { repo, vidyaBin, serverBin, chromiumBin, shots, missingBinaries, startProcess } from './support.mjs';
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(repo, 'target');
-const vidyaBin = process.env.VIDYA_BIN || join(target, 'debug', 'vidya');
-const serverBin = process.env.OLLAMA_TEST_SERVER_BIN || join(target, 'debug', 'ollama-test-server');
-const chromiumBin = process.env.CHROMIUM || '/usr/bin/chromium';
-const shots = resolve(process.env.VIDYA_E2E_OUT || join(repo, 'target', 'e2e-screenshots'));
-
-const missing = [vidyaBin, serverBin, chromiumBin].filter((p) => !existsSync(p));
-if (missing.length) {
-  const why = `e2e: missing ${missing.join(', ')} (build with cargo build -p vidya-cli -p ollama-test-server; install chromium)`;
-  if (process.env.CI === 'true') throw new Error(why);
-  console.log(`SKIP ${why}`);
-}
-const skip = missing.length > 0;
+const skip = missingBinaries();
 const REPLY = 'In the light-dependent reactions, chlorophyll absorbs energy from sunlight and turns it into stored chemical energy [1].';
 // The sample question in Hindi (the system prompt names the language as "Hindi (हिन्दी)").
 const REPLY_HI = 'प्रकाश पर निर्भर अभिक्रियाओं में क्लोरोफिल सूर्य के प्रकाश की ऊर्जा सोखकर उसे रासायनिक ऊर्जा में बदलता है [1]।';
@@ -35,22 +21,6 @@ const GGUF_NAME = 'Llama-3.2-1B-Instruct-Q4_K_M.gguf';
 
 let work; let usb; let server; let browser; let page; const children = [];
 
-function startProcess(bin, args, env, pattern) {
-  return new Promise((resolveStart, reject) => {
-    const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${bin} did not start: ${seen}`)), 60000);
-    const onData = (d) => {
-      seen += d.toString();
-      const m = pattern.exec(seen);
-      if (m) { clearTimeout(timer); resolveStart({ child, match: m }); }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => { clearTimeout(timer); if (!seen.match(pattern)) reject(new Error(`${bin} exited ${code}: ${seen}`)); });
-  });
-}
 
 const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`) });
 const stepName = () => page.getAttribute('#setup-panel', 'data-step');
@@ -76,12 +46,12 @@ before(async () => {
   gguf.write('GGUF', 0, 'latin1');
   gguf.writeUInt32LE(3, 4);
   writeFileSync(join(usb, GGUF_NAME), gguf);
-  server = await startProcess(serverBin, ['--port', '0', '--no-models', '--pullable', 'llama3.2:1b=1321098329', '--pull-chunk-delay-ms', '150', '--reply', REPLY, '--rule', `Hindi (हिन्दी)=>${REPLY_HI}`, '--token-delay-ms', '20'], {}, /listening on (http:\/\/[\d.:]+)/);
+  server = await startProcess(children, serverBin, ['--port', '0', '--no-models', '--pullable', 'llama3.2:1b=1321098329', '--pull-chunk-delay-ms', '150', '--reply', REPLY, '--rule', `Hindi (हिन्दी)=>${REPLY_HI}`, '--token-delay-ms', '20'], {}, /listening on (http:\/\/[\d.:]+)/);
   const env = {
     VIDYA_LIBRARY: join(work, 'library'), XDG_DATA_HOME: join(work, 'data'), VIDYA_TRACE_DIR: join(work, 'traces'),
     VIDYA_MEDIA_DIRS: usb, VIDYA_OLLAMA_PROGRAM: '', VIDYA_LOG: 'warn',
   };
-  const serve = await startProcess(vidyaBin, ['serve', '--port', '0', '--ollama', server.match[1]], env, /at (http:\/\/127\.0\.0\.1:\d+)/);
+  const serve = await startProcess(children, vidyaBin, ['serve', '--port', '0', '--ollama', server.match[1]], env, /at (http:\/\/127\.0\.0\.1:\d+)/);
   browser = await chromium.launch({ executablePath: chromiumBin, args: ['--no-sandbox', '--disable-gpu'] });
   page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
   page.on('pageerror', (e) => { console.error('page error:', e.message); });

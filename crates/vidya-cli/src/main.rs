@@ -1037,6 +1037,16 @@ fn tempfile_probe(dir: &Path) -> bool {
     ok
 }
 
+/// What to do about a missing or damaged native library: reinstall an installed copy, or
+/// provision a source checkout again.
+fn native_fix() -> &'static str {
+    if vidya_core::paths::is_installed() {
+        "reinstall Vidya from its installer (your books and library are kept)"
+    } else {
+        "run `cargo xtask setup --force` in the source folder"
+    }
+}
+
 fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -> Result<ExitCode> {
     let mut problems = Vec::new();
     let mut report = serde_json::Map::new();
@@ -1088,11 +1098,7 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -
                         .map(|p| p.display().to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    if vidya_core::paths::is_installed() {
-                        "reinstall Vidya from its installer (your books and library are kept)"
-                    } else {
-                        "run `cargo xtask setup` in the source folder"
-                    }
+                    native_fix()
                 ));
                 "missing"
             }
@@ -1104,11 +1110,7 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -
                 problems.push(format!(
                     "{} is not the pinned version (sha256 differs from resources/manifest.toml). Fix: {}",
                     p.display(),
-                    if vidya_core::paths::is_installed() {
-                        "reinstall Vidya from its installer (your books and library are kept)"
-                    } else {
-                        "run `cargo xtask setup --force` in the source folder"
-                    }
+                    native_fix()
                 ));
                 "unverified"
             }

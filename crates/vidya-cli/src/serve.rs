@@ -445,10 +445,10 @@ struct IngestPaths {
     title: Option<String>,
 }
 
-/// Runs `work` on a blocking thread, streaming its ingest events.
-fn ingest_stream(
+/// Runs `work` on a blocking thread, streaming the events it sends (ingest or setup events).
+fn event_stream<E: serde::Serialize + 'static>(
     app: Arc<App>,
-    work: impl FnOnce(&App, &mut dyn FnMut(IngestEvent)) + Send + 'static,
+    work: impl FnOnce(&App, &mut (dyn FnMut(E) + Send)) + Send + 'static,
 ) -> Response {
     let (tx, rx) = mpsc::unbounded_channel::<Event>();
     tokio::task::spawn_blocking(move || {
@@ -476,9 +476,12 @@ async fn ingest_route(
                 "\"paths\" is empty: name at least one file or folder",
             ));
         }
-        return Ok(ingest_stream(app, move |app, emit| {
-            app.ingest(&req.paths, req.title, false, emit);
-        }));
+        return Ok(event_stream(
+            app,
+            move |app, emit: &mut (dyn FnMut(IngestEvent) + Send)| {
+                app.ingest(&req.paths, req.title, false, emit);
+            },
+        ));
     }
     let name = q.name.ok_or_else(|| {
         bad_request(
@@ -487,9 +490,12 @@ async fn ingest_route(
     })?;
     let saver = app.clone();
     let path = blocking(move || saver.save_upload(&name, &body)).await?;
-    Ok(ingest_stream(app, move |app, emit| {
-        app.ingest(&[path], q.title, true, emit);
-    }))
+    Ok(event_stream(
+        app,
+        move |app, emit: &mut (dyn FnMut(IngestEvent) + Send)| {
+            app.ingest(&[path], q.title, true, emit);
+        },
+    ))
 }
 
 async fn cancel_ingest(State(app): State<Arc<App>>) -> Json<serde_json::Value> {
@@ -497,9 +503,12 @@ async fn cancel_ingest(State(app): State<Arc<App>>) -> Json<serde_json::Value> {
 }
 
 async fn reindex_book(State(app): State<Arc<App>>, UrlPath(id): UrlPath<i64>) -> Response {
-    ingest_stream(app, move |app, emit| {
-        app.reindex_book(id, emit);
-    })
+    event_stream(
+        app,
+        move |app, emit: &mut (dyn FnMut(IngestEvent) + Send)| {
+            app.reindex_book(id, emit);
+        },
+    )
 }
 
 #[cfg(test)]
@@ -539,20 +548,6 @@ async fn setup_start_ollama(State(app): State<Arc<App>>) -> Response {
     }
 }
 
-/// Runs a wizard action on a blocking thread, streaming its events.
-fn setup_stream(
-    app: Arc<App>,
-    work: impl FnOnce(&App, &mut (dyn FnMut(SetupEvent) + Send)) + Send + 'static,
-) -> Response {
-    let (tx, rx) = mpsc::unbounded_channel::<Event>();
-    tokio::task::spawn_blocking(move || {
-        work(&app, &mut |e| {
-            let _ = tx.send(event(&e));
-        });
-    });
-    sse(rx)
-}
-
 /// Body of `POST /api/setup/import`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -567,9 +562,12 @@ async fn setup_import(State(app): State<Arc<App>>, body: Bytes) -> Result<Respon
         &body,
         r#"{"path": "/media/usb/model.gguf", "name": "my-model"}"#,
     )?;
-    Ok(setup_stream(app, move |app, emit| {
-        app.import_model(&req.path, req.name.as_deref(), emit);
-    }))
+    Ok(event_stream(
+        app,
+        move |app, emit: &mut (dyn FnMut(SetupEvent) + Send)| {
+            app.import_model(&req.path, req.name.as_deref(), emit);
+        },
+    ))
 }
 
 /// Body of `POST /api/setup/pull`.
@@ -581,9 +579,12 @@ struct PullRequest {
 
 async fn setup_pull(State(app): State<Arc<App>>, body: Bytes) -> Result<Response, ApiError> {
     let req: PullRequest = json_body(&body, r#"{"model": "llama3.2:1b"}"#)?;
-    Ok(setup_stream(app, move |app, emit| {
-        app.pull_model(&req.model, emit);
-    }))
+    Ok(event_stream(
+        app,
+        move |app, emit: &mut (dyn FnMut(SetupEvent) + Send)| {
+            app.pull_model(&req.model, emit);
+        },
+    ))
 }
 
 /// Body of `POST /api/setup/sample`.
@@ -607,9 +608,12 @@ async fn setup_sample(State(app): State<Arc<App>>, body: Bytes) -> Result<Respon
             )));
         }
     }
-    Ok(setup_stream(app, move |app, emit| {
-        app.sample_question(req.lang, emit);
-    }))
+    Ok(event_stream(
+        app,
+        move |app, emit: &mut (dyn FnMut(SetupEvent) + Send)| {
+            app.sample_question(req.lang, emit);
+        },
+    ))
 }
 
 /// Body of `POST /api/setup/done`.

@@ -411,6 +411,19 @@ pub fn start(program: &Path, host: &str, wait: Duration) -> Result<(), SetupErro
     )))
 }
 
+/// A runtime and client for talking to the Ollama at `host`. Errors: it does not answer.
+fn session(host: &str) -> Result<(tokio::runtime::Runtime, reqwest::Client), SetupError> {
+    let rt = rt()?;
+    let client = {
+        let _entered = rt.enter();
+        http()
+    };
+    if rt.block_on(running(&client, host)).is_none() {
+        return Err(not_running(host));
+    }
+    Ok((rt, client))
+}
+
 /// Reads one NDJSON stream of Ollama status objects, calling `emit` for each, until
 /// `"success"`. Errors: an `{"error"}` object or a stream that ends early.
 async fn follow(
@@ -566,13 +579,9 @@ pub fn import_gguf(
         )));
     }
     let host = base(host);
-    let rt = rt()?;
+    let (rt, client) = session(host)?;
     // Requests are built outside `block_on`: their timers need the runtime entered.
     let _entered = rt.enter();
-    let client = http();
-    if rt.block_on(running(&client, host)).is_none() {
-        return Err(not_running(host));
-    }
     let digest = format!("sha256:{}", hash_with_progress(path, total, emit)?);
     let blob_url = format!("{host}/api/blobs/{digest}");
     let have = rt
@@ -691,13 +700,9 @@ pub fn pull(host: &str, name: &str, emit: &mut dyn FnMut(ModelProgress)) -> Resu
         )));
     }
     let host = base(host);
-    let rt = rt()?;
+    let (rt, client) = session(host)?;
     // Requests are built outside `block_on`: their timers need the runtime entered.
     let _entered = rt.enter();
-    let client = http();
-    if rt.block_on(running(&client, host)).is_none() {
-        return Err(not_running(host));
-    }
     let resp = rt
         .block_on(
             client
