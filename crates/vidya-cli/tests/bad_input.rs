@@ -162,7 +162,7 @@ fn a_folder_with_one_bad_chapter_keeps_the_good_ones() {
     std::fs::create_dir(&book).unwrap();
     std::fs::copy(fixtures().join("biology2e/ch08.pdf"), book.join("ch01.pdf")).unwrap();
     std::fs::write(book.join("ch02.pdf"), b"%PDF-1.4 broken").unwrap();
-    let o = run(&lib, &["ingest", book.to_str().unwrap()]);
+    let o = run(&lib, &["ingest", "--no-embed", book.to_str().unwrap()]);
     ok(&o);
     let out = stdout(&o);
     assert!(
@@ -220,7 +220,9 @@ fn closed_stdout_and_parallel_processes() {
     let children: Vec<_> = (0..6)
         .map(|_| {
             vidya(lib)
-                .args(["ingest", ch07.to_str().unwrap()])
+                // Word search only: the point is six writers on one library, and six
+                // embedders at once would only make the test minutes slower.
+                .args(["ingest", "--no-embed", ch07.to_str().unwrap()])
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()
