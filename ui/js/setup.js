@@ -160,6 +160,7 @@ const PANELS = {
       el('p', { text: t('setup.memory', { gb: gb(m.total_memory_bytes) }) }),
       m.problems.length ? el('p', { class: 'error', text: t('setup.library.bad') }) : null,
       m.problems.length ? problemList(m.problems) : null,
+      ...m.warnings.map((w) => el('p', { class: 'notice', text: w })),
     ];
   },
   ollama() {

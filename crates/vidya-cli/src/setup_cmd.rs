@@ -398,6 +398,9 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
     for p in &m.problems {
         out!("   - {p}");
     }
+    for w in &m.warnings {
+        out!("   ! {w}");
+    }
     out!(
         "   {}",
         s.t("setup.memory", &[("gb", gb(m.total_memory_bytes))])

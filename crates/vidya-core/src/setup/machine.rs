@@ -69,8 +69,11 @@ pub struct MachineReport {
     pub library_writable: bool,
     /// The recommendation for this memory.
     pub advice: ModelAdvice,
-    /// Problems, each with its fix.
+    /// Problems, each with its fix (the library folder cannot be written).
     pub problems: Vec<String>,
+    /// Worth knowing, not blocking (little free disk space: the answer model may live on
+    /// another disk), each with its fix.
+    pub warnings: Vec<String>,
 }
 
 /// Free space on the disk holding `path` (bytes): the mounted disk with the longest mount
@@ -120,6 +123,7 @@ pub fn check(library: &Path) -> MachineReport {
     let free_disk = free_disk_bytes(library);
     let library_writable = writable(library);
     let mut problems = Vec::new();
+    let mut warnings = Vec::new();
     if !library_writable {
         problems.push(format!(
             "the library folder {} cannot be written. Fix: choose a folder in your user folder (set VIDYA_LIBRARY), or ask for write access to it",
@@ -127,7 +131,7 @@ pub fn check(library: &Path) -> MachineReport {
         ));
     }
     if let Some(free) = free_disk.filter(|f| *f < LOW_DISK_BYTES) {
-        problems.push(format!(
+        warnings.push(format!(
             "only {:.1} GB is free on the disk of {}: books and an answer model need about 2 GB. Fix: delete files you do not need, or move the library to a larger disk",
             free as f64 / GIB as f64,
             library.display()
@@ -141,6 +145,7 @@ pub fn check(library: &Path) -> MachineReport {
         library_writable,
         advice: recommend_model(total),
         problems,
+        warnings,
     }
 }
 
