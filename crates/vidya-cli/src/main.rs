@@ -169,33 +169,7 @@ enum Command {
     /// First-run setup, in six languages: checks Vidya's files, the library folder, Ollama and
     /// the answer model; can start Ollama, add a .gguf model file from a USB stick (no internet)
     /// or download a model; then asks a test question about the bundled sample chapter.
-    Setup {
-        /// Language of the messages: en, hi, mr, kn, te or ta.
-        #[arg(long, default_value = "en", value_parser = ["en", "hi", "mr", "kn", "te", "ta"], ignore_case = true)]
-        lang: String,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-        /// Ollama address (default: the saved settings, else OLLAMA_HOST, else
-        /// http://127.0.0.1:11434).
-        #[arg(long)]
-        host: Option<String>,
-        /// Start the installed Ollama first.
-        #[arg(long)]
-        start_ollama: bool,
-        /// Add this .gguf model file to Ollama (offline) and make it the answer model.
-        #[arg(long, value_name = "FILE.gguf")]
-        import: Option<PathBuf>,
-        /// The model's name in Ollama (default: from the file name).
-        #[arg(long, requires = "import")]
-        name: Option<String>,
-        /// Download this model through Ollama (needs internet) and make it the answer model.
-        #[arg(long, value_name = "MODEL")]
-        pull: Option<String>,
-        /// Skip the test question.
-        #[arg(long)]
-        no_test: bool,
-    },
+    Setup(setup_cmd::SetupArgs),
     /// Benchmarks: per-stage latency over a large synthetic library, ingest throughput.
     Bench {
         #[command(subcommand)]
@@ -453,28 +427,7 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             !no_embed,
         ),
         Command::Doctor { json, host, model } => doctor_cmd(&library, json, host, model),
-        Command::Setup {
-            lang,
-            json,
-            host,
-            start_ollama,
-            import,
-            name,
-            pull,
-            no_test,
-        } => setup_cmd::run(
-            &library,
-            setup_cmd::SetupArgs {
-                lang: lang.to_lowercase(),
-                json,
-                host,
-                start_ollama,
-                import,
-                name,
-                pull,
-                no_test,
-            },
-        ),
+        Command::Setup(args) => setup_cmd::run(&library, args),
         Command::Eval {
             extraction: Some(dir),
             json,
@@ -1037,14 +990,13 @@ fn tempfile_probe(dir: &Path) -> bool {
     ok
 }
 
-/// What to do about a missing or damaged native library: reinstall an installed copy, or
-/// provision a source checkout again.
+/// What to do about a missing or damaged native library (the wording of the bundled-file
+/// check).
 fn native_fix() -> &'static str {
-    if vidya_core::paths::is_installed() {
-        "reinstall Vidya from its installer (your books and library are kept)"
-    } else {
-        "run `cargo xtask setup --force` in the source folder"
-    }
+    vidya_core::setup::resources::fix_for(
+        vidya_core::paths::is_installed(),
+        vidya_core::setup::resources::ResourceKind::Library,
+    )
 }
 
 fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -> Result<ExitCode> {
@@ -1069,14 +1021,24 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -
         }
         Err(e) => problems.push(format!("library: {e}")),
     }
+    // Every bundled file, hashed once (cached): the native libraries below take their verdicts
+    // from it, then get a load test; the models, tokenizers and fonts are reported after.
+    let bundled = vidya_core::setup::resources::verify(&vidya_core::paths::data_dir());
     let mut natives = Vec::new();
     for entry in vidya_core::native::entries() {
-        let located = vidya_core::native::locate(&entry.name);
-        let (path, verified, tried) =
-            located
-                .map(|l| (l.path, l.verified, l.tried))
-                .unwrap_or((None, false, vec![]));
-        let path = path.map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+        let found = bundled.files.iter().find(|f| {
+            f.kind == vidya_core::setup::resources::ResourceKind::Library
+                && f.name == entry.name
+                && f.file == entry.file
+        });
+        let path = found
+            .filter(|f| f.status != vidya_core::setup::ResourceStatus::Missing)
+            .map(|f| f.path.clone());
+        let verified = found.is_some_and(|f| f.status == vidya_core::setup::ResourceStatus::Ok);
+        let tried: Vec<PathBuf> = vidya_core::native::search_dirs()
+            .into_iter()
+            .map(|d| d.join(&entry.file))
+            .collect();
         let loads = if entry.name == "pdfium" && path.is_some() {
             vidya_core::ingest::pdf::pdfium()
                 .err()
@@ -1122,8 +1084,7 @@ fn doctor_cmd(library: &Path, json: bool, host: Option<String>, model: String) -
         }));
     }
     report.insert("native".into(), natives.clone().into());
-    // Models, tokenizers and fonts (the native libraries are checked above, with a load test).
-    let bundled = vidya_core::setup::resources::verify(&vidya_core::paths::data_dir());
+    // Models, tokenizers and fonts (the native libraries are reported above).
     for f in &bundled.files {
         use vidya_core::setup::{resources::ResourceKind, ResourceStatus};
         let counts = f.kind != ResourceKind::Library

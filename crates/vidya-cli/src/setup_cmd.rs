@@ -61,23 +61,33 @@ impl Strings {
     }
 }
 
-/// What `vidya setup` was asked to do.
+/// What `vidya setup` was asked to do (its command-line options).
+#[derive(clap::Args)]
 pub struct SetupArgs {
-    /// Interface language.
+    /// Language of the messages: en, hi, mr, kn, te or ta.
+    #[arg(long, default_value = "en", value_parser = ["en", "hi", "mr", "kn", "te", "ta"], ignore_case = true)]
     pub lang: String,
-    /// Print JSON instead of text.
+    /// Print JSON.
+    #[arg(long)]
     pub json: bool,
-    /// Ollama address (default: the settings').
+    /// Ollama address (default: the saved settings, else OLLAMA_HOST, else
+    /// http://127.0.0.1:11434).
+    #[arg(long)]
     pub host: Option<String>,
     /// Start the installed Ollama first.
+    #[arg(long)]
     pub start_ollama: bool,
-    /// A `.gguf` file to import.
+    /// Add this .gguf model file to Ollama (offline) and make it the answer model.
+    #[arg(long, value_name = "FILE.gguf")]
     pub import: Option<PathBuf>,
-    /// The name to import it as.
+    /// The model's name in Ollama (default: from the file name).
+    #[arg(long, requires = "import")]
     pub name: Option<String>,
-    /// A model to download.
+    /// Download this model through Ollama (needs internet) and make it the answer model.
+    #[arg(long, value_name = "MODEL")]
     pub pull: Option<String>,
     /// Skip the test question.
+    #[arg(long)]
     pub no_test: bool,
 }
 
@@ -130,8 +140,9 @@ fn progress_bar(s: &Strings) -> impl FnMut(SetupEvent) + '_ {
 /// Runs the wizard over the library in `library`. Exit status 1 when a bundled file or the
 /// library folder has a problem, or an asked-for action failed.
 pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
-    let s = Strings::new(&a.lang);
     let mut a = a;
+    a.lang = a.lang.to_lowercase();
+    let s = Strings::new(&a.lang);
     if let Some(h) = &a.host {
         match vidya_core::answer::ollama::normalize_host(h) {
             Ok(n) => a.host = Some(n),
@@ -332,20 +343,12 @@ pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
     })
 }
 
-fn optional(ok: bool, s: &Strings) -> String {
-    if ok {
-        format!("[{}]", s.t("setup.status.ok", &[]))
-    } else {
-        format!("[{}]", s.t("setup.status.optional", &[]))
-    }
-}
-
-fn mark(ok: bool, s: &Strings) -> String {
-    if ok {
-        format!("[{}]", s.t("setup.status.ok", &[]))
-    } else {
-        format!("[{}]", s.t("setup.status.problem", &[]))
-    }
+/// `[OK]`, or `[<otherwise>]` (`setup.status.problem` or `setup.status.optional`).
+fn badge(ok: bool, otherwise: &str, s: &Strings) -> String {
+    format!(
+        "[{}]",
+        s.t(if ok { "setup.status.ok" } else { otherwise }, &[])
+    )
 }
 
 fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
@@ -354,7 +357,7 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
     out!(
         "\n1. {} {}",
         s.t("setup.step.files", &[]),
-        mark(files_ok, s)
+        badge(files_ok, "setup.status.problem", s)
     );
     if files_ok {
         out!(
@@ -380,7 +383,7 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
     out!(
         "\n2. {} {}",
         s.t("setup.step.library", &[]),
-        mark(lib_ok, s)
+        badge(lib_ok, "setup.status.problem", s)
     );
     out!(
         "   {}",
@@ -409,7 +412,7 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
     out!(
         "\n3. {} {}",
         s.t("setup.step.ollama", &[]),
-        optional(running, s)
+        badge(running, "setup.status.optional", s)
     );
     match &r.ollama {
         OllamaState::Running { version, .. } => out!(
@@ -443,7 +446,7 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
     out!(
         "\n4. {} {}",
         s.t("setup.step.model", &[]),
-        optional(r.model_installed, s)
+        badge(r.model_installed, "setup.status.optional", s)
     );
     match &m.advice.model {
         Some(model) => out!(

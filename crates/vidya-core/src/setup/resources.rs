@@ -204,7 +204,9 @@ fn stamp(meta: &std::fs::Metadata) -> u128 {
         .unwrap_or(0)
 }
 
-fn fix_for(installed: bool, kind: ResourceKind) -> &'static str {
+/// What to do about a missing or damaged bundled file of `kind`: reinstall an installed copy,
+/// or the `cargo xtask setup` command that provisions a source checkout again.
+pub fn fix_for(installed: bool, kind: ResourceKind) -> &'static str {
     match (installed, kind) {
         (true, _) => "reinstall Vidya from its installer (your books and library are kept)",
         (false, ResourceKind::Library) => "run `cargo xtask setup --force` in the source folder",
