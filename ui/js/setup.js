@@ -5,7 +5,7 @@
 
 import * as api from './transport.js';
 import { t, language } from './i18n.js';
-import { text, renderAnswer } from './render.js';
+import { text, renderAnswer, el as element } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 const STEPS = ['files', 'library', 'ollama', 'model', 'test', 'done'];
@@ -18,12 +18,12 @@ const gb = (bytes) => (bytes / 1e9).toFixed(1);
 // A file size in words: GB from 0.1 GB, MB below.
 const size = (bytes) => (bytes >= 1e8 ? `${gb(bytes)} GB` : `${Math.max(1, Math.round(bytes / 1e6))} MB`);
 
+// render.js's el (tag, class, text) with attributes, listeners (`onclick`, …) and children.
 function el(tag, attrs = {}, children = []) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'text') e.textContent = v;
-    else if (k === 'class') e.className = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+  const { class: className, text: content, ...rest } = attrs;
+  const e = element(tag, className, content);
+  for (const [k, v] of Object.entries(rest)) {
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v);
   }
   for (const c of children) if (c) e.append(c);
