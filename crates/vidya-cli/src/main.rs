@@ -52,7 +52,7 @@ struct Cli {
 
 /// How to reach the answer model (shared by `ask` and `chat`).
 #[derive(clap::Args, Clone)]
-struct ModelArgs {
+pub(crate) struct ModelArgs {
     /// answer (short and cited), socratic (guiding questions and hints) or quiz.
     #[arg(long, default_value = "answer", value_parser = ["answer", "socratic", "quiz"], ignore_case = true)]
     mode: String,
@@ -197,61 +197,7 @@ enum Command {
     },
     /// Measure retrieval on a QA set (page-level recall@k and MRR), or with --answers the
     /// tutor's answers (keyword match + cited page).
-    Eval {
-        /// QA JSONL file whose records have source.pdf_file and source.pdf_pages (page-level
-        /// eval of the library's books).
-        #[arg(long, required_unless_present_any = ["beir", "extraction"], conflicts_with = "beir")]
-        qa: Option<PathBuf>,
-        /// A BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv): its corpus is stored in
-        /// the --library as one book (embedded once) and nDCG@10 is measured.
-        #[arg(long)]
-        beir: Option<PathBuf>,
-        /// A folder of PDFs with NAME.groundtruth*.txt beside them: print each PDF's character
-        /// error rate (CER) before and after Vidya's Indic repairs and legacy-font conversion.
-        /// Needs no library.
-        #[arg(long, conflicts_with_all = ["qa", "beir"])]
-        extraction: Option<PathBuf>,
-        /// With --beir: another queries.jsonl (e.g. English questions over a Hindi corpus).
-        #[arg(long, requires = "beir")]
-        queries: Option<PathBuf>,
-        /// Questions the library cannot answer (JSONL with "question"), for the gate.
-        #[arg(long)]
-        unanswerable: Option<PathBuf>,
-        /// Configurations to compare, comma-separated (default: all of bm25, dense, hybrid,
-        /// hybrid-weighted, hybrid+router, hybrid+router+rerank, full).
-        #[arg(long)]
-        configs: Option<String>,
-        /// k of recall@k (1-100).
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..=100))]
-        k: u16,
-        /// Use the question alone, without the MCQ options.
-        #[arg(long)]
-        no_options: bool,
-        /// Evaluate only the first N questions.
-        #[arg(long)]
-        limit: Option<usize>,
-        /// Judge the tutor's answers instead of retrieval: an answer passes when it contains an
-        /// expected phrase and cites a page inside the expected span (needs Ollama).
-        #[arg(long, requires = "qa")]
-        answers: bool,
-        /// Try this pruning threshold (cosine) instead of the default.
-        #[arg(long)]
-        prune_threshold: Option<f32>,
-        /// Try this router margin instead of the default.
-        #[arg(long)]
-        router_margin: Option<f32>,
-        /// Try this gate threshold on the dense cosine.
-        #[arg(long)]
-        gate_dense: Option<f32>,
-        /// Try this gate threshold on BM25 coverage.
-        #[arg(long)]
-        gate_coverage: Option<f32>,
-        #[command(flatten)]
-        model: ModelArgs,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Eval(eval_cmd::EvalArgs),
 }
 
 #[derive(Subcommand)]
@@ -278,7 +224,7 @@ fn main() -> ExitCode {
         cli.command,
         Command::Ask { json: true, .. }
             | Command::Books { json: true }
-            | Command::Eval { json: true, .. }
+            | Command::Eval(eval_cmd::EvalArgs { json: true, .. })
             | Command::Stats { json: true }
     );
     match run(cli.command, library) {
@@ -340,7 +286,7 @@ fn tutor_options(
         use_cache,
         remember: true,
         max_sources: m.top as usize,
-        budget_tokens: None,
+        ..TutorOptions::default()
     })
 }
 
@@ -428,54 +374,7 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
         ),
         Command::Doctor { json, host, model } => doctor_cmd(&library, json, host, model),
         Command::Setup(args) => setup_cmd::run(&library, args),
-        Command::Eval {
-            extraction: Some(dir),
-            json,
-            ..
-        } => eval_cmd::extraction(&dir, json),
-        Command::Eval {
-            qa,
-            beir,
-            queries,
-            unanswerable,
-            configs,
-            k,
-            no_options,
-            limit,
-            answers,
-            prune_threshold,
-            router_margin,
-            gate_dense,
-            gate_coverage,
-            model,
-            json,
-            extraction: None,
-        } => {
-            let args = eval_cmd::EvalArgs {
-                tune: eval_cmd::Tune {
-                    prune_threshold,
-                    router_margin,
-                    gate_dense,
-                    gate_coverage,
-                },
-                qa,
-                beir,
-                queries,
-                unanswerable,
-                configs,
-                k: k as usize,
-                with_options: !no_options,
-                limit,
-                json,
-            };
-            if answers {
-                let engine = Engine::from_library(Library::open_existing(&library)?)?;
-                let tutor = Tutor::new(engine, llm_config(&model));
-                let opts = tutor_options(&model, None, false)?;
-                return eval_cmd::answers(&tutor, &args, &opts);
-            }
-            eval_cmd::retrieval(&library, &args)
-        }
+        Command::Eval(args) => eval_cmd::run(&library, &args),
     }
 }
 
@@ -607,24 +506,31 @@ fn print_retrieval(r: &serde_json::Value, trace: bool) -> Result<()> {
                 .join(", ")
         );
     }
+    let q = &r["query"];
+    if q["corrections"].as_array().is_some_and(|c| !c.is_empty()) {
+        out!("  searched as: {}", q["text"].as_str().unwrap_or_default());
+    }
     let g = &r["gate_input"];
+    let num = |v: &serde_json::Value, d: usize| {
+        v.as_f64()
+            .map(|x| format!("{x:.d$}"))
+            .unwrap_or_else(|| "-".into())
+    };
     out!(
-        "  gate: {} (signal {}; dense cosine {}, BM25 coverage {:.2}, reranker {})",
+        "  gate: {} (signal {}, p {}; dense cosine {}, best sentence {}, BM25 coverage {}, unknown words {}, BM25/dense agreement {}, reranker {})",
         if r["gate"]["pass"].as_bool().unwrap_or(false) {
             "pass"
         } else {
             "stopped"
         },
         r["gate"]["signal"].as_str().unwrap_or_default(),
-        g["dense"]
-            .as_f64()
-            .map(|x| format!("{x:.3}"))
-            .unwrap_or("-".into()),
-        g["coverage"].as_f64().unwrap_or_default(),
-        g["rerank"]
-            .as_f64()
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or("-".into()),
+        num(&r["gate"]["probability"], 3),
+        num(&g["dense"], 3),
+        num(&g["sentence"], 3),
+        num(&g["coverage"], 2),
+        num(&g["unknown"], 2),
+        num(&g["agreement"], 2),
+        num(&g["rerank"], 2),
     );
     for (i, c) in r["ranked"].as_array().into_iter().flatten().enumerate() {
         let f = |k: &str, d: usize| {
@@ -633,13 +539,14 @@ fn print_retrieval(r: &serde_json::Value, trace: bool) -> Result<()> {
                 .unwrap_or_else(|| "-".into())
         };
         out!(
-            "  #{} chunk {} (book {}): bm25 {}, dense {}, fused {}, rerank {}",
+            "  #{} chunk {} (book {}): bm25 {}, dense {}, fused {}, best sentence {}, rerank {}",
             i + 1,
             c["chunk_id"],
             c["book_id"],
             f("bm25", 2),
             f("dense", 3),
             f("fused", 4),
+            f("sentence", 3),
             f("rerank", 2)
         );
     }

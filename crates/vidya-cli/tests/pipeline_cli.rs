@@ -128,3 +128,96 @@ fn a_damaged_model_file_still_answers_and_names_the_setup_command() {
     );
     assert!(!stderr(&o).contains("panicked"));
 }
+
+/// Citations of `vidya ask --no-llm --json QUESTION` as `(file, pdf_page, text)`, and whether
+/// the gate stopped it.
+fn cited(
+    lib: &std::path::Path,
+    question: &str,
+) -> (Vec<(String, u64, String)>, bool, serde_json::Value) {
+    let a = json(lib, &["ask", "--no-llm", "--json", "--no-cache", question]);
+    let c = a["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["file"].as_str().unwrap().to_string(),
+                c["pdf_page"].as_u64().unwrap(),
+                c["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (c, a["gated"].as_bool().unwrap(), a)
+}
+
+/// One of the first three citations is on `page` of ch08.pdf.
+fn on_page(c: &[(String, u64, String)], page: u64) -> bool {
+    c.iter()
+        .take(3)
+        .any(|(f, p, _)| f == "ch08.pdf" && *p == page)
+}
+
+#[test]
+fn student_questions_find_their_pages_and_other_subjects_are_stopped() {
+    if !models_installed() {
+        return;
+    }
+    let lib = library_with_sample();
+    let lib = lib.path();
+    // A learning objective of section 8.2 word for word: the objectives chunk shares every
+    // word, but the body sentences that answer it are quoted, not the objective.
+    let (c, gated, a) = cited(lib, "explain how plants absorb energy from sunlight");
+    assert!(!gated, "{a:#}");
+    for (_, _, text) in &c {
+        assert!(
+            !text.contains("By the end of this section") && !text.contains("• Explain"),
+            "an objective was quoted: {a:#}"
+        );
+    }
+    assert!(
+        on_page(&c, 5),
+        "the page on how pigments absorb light: {a:#}"
+    );
+    // Misspelt, SMS-style: corrected against the book's words, it finds its page.
+    let (c, gated, a) = cited(
+        lib,
+        "wat happens in the lite dependent reactions of photosyntesis",
+    );
+    assert!(!gated, "{a:#}");
+    assert!(
+        a["retrieval"]["query"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("photosynthesis"),
+        "{a:#}"
+    );
+    assert!(
+        on_page(&c, 3),
+        "the page of the two stages of photosynthesis: {a:#}"
+    );
+    // Hinglish over the English book.
+    let (c, gated, a) = cited(lib, "light dependent reactions me kya hota hai");
+    assert!(!gated, "{a:#}");
+    assert!(on_page(&c, 3) || on_page(&c, 5), "{a:#}");
+    // Questions from neighbouring school subjects are stopped, in English and Hindi.
+    for q in [
+        "what are the fundamental rights in the indian constitution",
+        "how do you write the IUPAC name of a branched compound",
+        "who was the first mughal emperor",
+        "मुगल साम्राज्य की स्थापना किसने की",
+    ] {
+        let (c, gated, a) = cited(lib, q);
+        assert!(gated && c.is_empty(), "{q}: {a:#}");
+    }
+    // The demo question's answer starts with a statement, not the figure's question.
+    let (c, _, a) = cited(
+        lib,
+        "What happens in the light-dependent reactions of photosynthesis?",
+    );
+    let first = &c[0].2;
+    assert!(
+        !first.starts_with("What impact") && !first.contains('?') && !first.starts_with("Figure"),
+        "{a:#}"
+    );
+}

@@ -85,10 +85,14 @@ fn invented_citation_removed_echo_replaced_refusal_stripped() {
         "Chlorophyll captures light energy [1]. It makes ATP [7].",
     ));
     let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
-    assert_eq!(
-        r["answer"],
-        "Chlorophyll captures light energy [1]. It makes ATP."
+    // [7] names no source and goes; the sentence is supported, so Vidya cites the source that
+    // supports it.
+    let answer = r["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with("Chlorophyll captures light energy [1]. It makes ATP ["),
+        "{r:#}"
     );
+    assert!(!answer.contains("[7]"), "{r:#}");
     assert_eq!(r["postcheck"]["removed_citations"], serde_json::json!([7]));
 
     server.set(reply(
@@ -536,9 +540,24 @@ fn answer_eval_judges_phrases_and_cited_pages() {
             "--json",
         ],
     );
-    assert_eq!(r["evaluated"], 2);
-    assert_eq!(r["skipped"], 1);
-    assert_eq!(r["passed"], 1, "{r}");
-    assert_eq!(r["statuses"]["answered"], 2);
-    assert!(r["median_ttft_ms"].as_f64().is_some());
+    // Every question is asked; the long expected answer only has no must-mention phrase. The
+    // scripted reply ("thylakoid membrane") is supported by the first question's sources only:
+    // for the other two nothing the model wrote is in its sources, so the student gets the
+    // textbook's sentences (which name the stroma) instead.
+    let all = &r["overall"];
+    assert_eq!(all["n"], 3, "{r:#}");
+    assert_eq!(r["skipped"], 0);
+    assert!(
+        (all["answered"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9,
+        "{r:#}"
+    );
+    assert!(
+        (all["extractive"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9,
+        "{r:#}"
+    );
+    assert_eq!(all["must_mention"], 1.0, "{r:#}");
+    assert_eq!(all["cited_page"], 1.0, "{r:#}");
+    assert_eq!(all["fully_supported"], 1.0, "{r:#}");
+    assert_eq!(all["unsupported_shown"], 0);
+    assert!(all["ttft_p50_ms"].as_f64().is_some());
 }

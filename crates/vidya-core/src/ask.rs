@@ -160,8 +160,9 @@ impl Engine {
         let counter = self.retriever.counter();
         let context_tokens = citations.iter().map(|c| counter.count(&c.text)).sum();
         let mut pages: Vec<(i64, usize)> = result
-            .budgeted
+            .passages
             .iter()
+            .map(|p| &p.chunk)
             .flat_map(|c| (c.first_page..=c.last_page).map(move |p| (c.book_id, p)))
             .collect();
         pages.sort_unstable();

@@ -127,6 +127,9 @@ pub fn build_synthetic(
                 page_starts: vec![(0, i)],
                 text,
                 vector: Some(v),
+                kind: crate::ingest::blocks::BlockKind::Body,
+                context: String::new(),
+                sentence_vectors: None,
             });
         }
         let chapters = n.div_ceil(spec.chunks_per_chapter);

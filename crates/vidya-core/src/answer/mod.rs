@@ -5,6 +5,7 @@
 
 pub mod extractive;
 pub mod followup;
+pub mod grounding;
 pub mod ollama;
 pub mod postcheck;
 pub mod prompt;

@@ -6,8 +6,15 @@
 //! 2. **Citations**: every `[n]` (also `[1, 2]`) must name a source that was given; invalid
 //!    numbers are removed, the rest of the answer is kept; an answer left without any valid
 //!    citation is flagged `uncited`.
-//! 3. **Refusals**: a refusal sentence glued to a cited answer is stripped; an answer that is
-//!    only a refusal becomes the one exact refusal sentence of its language.
+//! 3. **Refusals**: a refusal sentence glued to an answer is stripped (the rest is then
+//!    checked against the sources, [`super::grounding`]); an answer that is only a refusal
+//!    becomes the one exact refusal sentence of its language.
+//! 4. **Rules echo**: a sentence that repeats a line of the prompt's rules ("Two to four
+//!    sentences.") is removed; an answer that is nothing else is replaced.
+//! 5. **Language**: an answer written mostly in another script than the answer language's
+//!    (English for a Hindi question, or the reverse) is replaced by the extractive answer.
+//! 6. **Quiz key**: a quiz without its answer-key line gets the textbook's sentences as its key
+//!    ([`quiz_has_key`]).
 
 use super::prompt;
 use crate::text::split_sentences;
@@ -36,6 +43,87 @@ pub struct PostCheck {
     pub empty_replaced: bool,
     /// True when the model wrote its own `Sources:` list, which was cut.
     pub sources_block_removed: bool,
+    /// Sentences removed because they repeat the prompt's rules.
+    #[serde(default)]
+    pub rules_echo: Vec<String>,
+    /// True when the answer was in another language than asked and was replaced.
+    #[serde(default)]
+    pub wrong_language: bool,
+    /// True when a quiz came without its answer key and the textbook's sentences were added
+    /// as the key.
+    #[serde(default)]
+    pub quiz_key_added: bool,
+    /// Answer sentences no source supports, removed ([`super::grounding`]).
+    #[serde(default)]
+    pub removed_sentences: Vec<String>,
+    /// Supported sentences the model left uncited, cited by Vidya.
+    #[serde(default)]
+    pub attached_citations: usize,
+    /// Supported sentences whose model citation named the wrong source, corrected.
+    #[serde(default)]
+    pub corrected_citations: usize,
+    /// Sentences that could not be checked (kept uncited; the student sees a warning).
+    #[serde(default)]
+    pub unchecked_sentences: usize,
+}
+
+fn words_of(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// True when `sentence` repeats a piece of the prompt's rules: its words (at least two) appear
+/// in the same order, contiguously, in `system_prompt` ("Two to four sentences.", "Use simple
+/// words and short sentences.").
+pub fn is_rule_echo(sentence: &str, system_prompt: &str) -> bool {
+    let s = words_of(&super::grounding::without_marks(sentence));
+    if s.len() < 2 {
+        return false;
+    }
+    let p = words_of(&without_refusals(system_prompt));
+    p.windows(s.len()).any(|w| w == s.as_slice())
+}
+
+/// True when `answer` is mostly written in the script of the answer language `lang`: at least
+/// 30% of its letters for an Indian language (answers keep English terms such as
+/// "photosynthesis"), at least 60% Latin letters for English. Answers with fewer than 20
+/// letters are not judged.
+pub fn in_language(answer: &str, lang: &str) -> bool {
+    use crate::text::script::{script_of, Script};
+    let letters: Vec<Script> = answer
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .map(script_of)
+        .collect();
+    if letters.len() < 20 {
+        return true;
+    }
+    let share =
+        |s: Script| letters.iter().filter(|x| **x == s).count() as f64 / letters.len() as f64;
+    match lang {
+        "en" => share(Script::Latin) >= 0.6,
+        "hi" | "mr" => share(Script::Devanagari) >= 0.3,
+        "kn" => share(Script::Kannada) >= 0.3,
+        "te" => share(Script::Telugu) >= 0.3,
+        "ta" => share(Script::Tamil) >= 0.3,
+        _ => true,
+    }
+}
+
+/// True when a quiz answer has its answer-key line (the label of `languages.toml`, or
+/// "Answer key"/"Answers").
+pub fn quiz_has_key(answer: &str, lang: &str) -> bool {
+    let a = answer.to_lowercase();
+    let label = prompt::languages()
+        .get(lang)
+        .map(|l| l.answer_key.to_lowercase())
+        .unwrap_or_default();
+    (!label.is_empty() && a.contains(&label)) || a.contains("answer key") || a.contains("answers:")
 }
 
 /// The checked answer.
@@ -274,6 +362,25 @@ pub fn check(
         report.echo_replaced = true;
         return (Checked::UseExtractive, report);
     }
+    // Sentences that repeat a rule of the prompt go; an answer of nothing else is an echo.
+    let mut kept_lines = Vec::new();
+    for line in clean.lines() {
+        let mut kept = Vec::new();
+        for s in split_sentences(line) {
+            let text = s.slice(line);
+            if is_rule_echo(text, system_prompt) {
+                report.rules_echo.push(text.trim().to_string());
+            } else {
+                kept.push(text);
+            }
+        }
+        kept_lines.push(kept.join(" "));
+    }
+    let clean = kept_lines.join("\n");
+    if !report.rules_echo.is_empty() && !clean.chars().any(char::is_alphanumeric) {
+        report.echo_replaced = true;
+        return (Checked::UseExtractive, report);
+    }
     let (fixed, removed) = fix_citations(&clean, n_sources);
     report.removed_citations = removed;
     let (without_marks, _) = fix_citations(&fixed, 0);
@@ -291,12 +398,17 @@ pub fn check(
             .map(|(s, _)| s.slice(&fixed))
             .collect();
         let rest = kept.join(" ");
-        if !kept.is_empty() && !cited(&rest, n_sources).is_empty() {
+        if rest.chars().filter(|c| c.is_alphanumeric()).count() >= 12 {
+            // What is left is checked against the sources; with no support it is a refusal.
             report.refusal = Some("stripped".into());
             return (Checked::Answer(rest), report);
         }
         report.refusal = Some("normalized".into());
         return (Checked::Refusal(prompt::refusal(lang).to_string()), report);
+    }
+    if !in_language(&without_marks, lang) {
+        report.wrong_language = true;
+        return (Checked::UseExtractive, report);
     }
     report.uncited = cited(&fixed, n_sources).is_empty();
     (Checked::Answer(fixed.trim().to_string()), report)
@@ -426,6 +538,56 @@ mod tests {
             "en",
         );
         assert_eq!(c, Checked::Answer("Light reactions make ATP [1].".into()));
+    }
+
+    #[test]
+    fn rule_echoes_wrong_languages_and_keyless_quizzes() {
+        let system = prompt::build(prompt::Mode::Answer, "en", "q", &[]).system;
+        // The whole answer is a rule line: replaced.
+        let (c, r) = check("Two to four sentences.", 2, &system, "en");
+        assert_eq!(c, Checked::UseExtractive);
+        assert!(r.echo_replaced);
+        assert_eq!(r.rules_echo, vec!["Two to four sentences."]);
+        // A rule line beside a real answer: the line goes, the answer stays.
+        let (c, r) = check(
+            "Chlorophyll absorbs red and blue light [1]. Use simple words and short sentences.",
+            2,
+            &system,
+            "en",
+        );
+        assert_eq!(
+            c,
+            Checked::Answer("Chlorophyll absorbs red and blue light [1].".into())
+        );
+        assert_eq!(r.rules_echo.len(), 1);
+        // English asked for, Hindi written (and the reverse); Hindi with English terms is fine.
+        let (c, r) = check(
+            "प्रकाश संश्लेषण पत्तियों में होता है और इसमें क्लोरोफिल काम आता है [1]।",
+            2,
+            &system,
+            "en",
+        );
+        assert_eq!(c, Checked::UseExtractive);
+        assert!(r.wrong_language);
+        let (c, _) = check(
+            "Photosynthesis happens in the leaves of green plants [1].",
+            2,
+            &system,
+            "hi",
+        );
+        assert_eq!(c, Checked::UseExtractive);
+        let (c, _) = check(
+            "Photosynthesis पत्तियों में होता है, जहाँ chlorophyll प्रकाश को सोखता है [1]।",
+            2,
+            &system,
+            "hi",
+        );
+        assert!(matches!(c, Checked::Answer(_)));
+        assert!(quiz_has_key(
+            "1. What is ATP?\nAnswer key:\n1. Energy [1]",
+            "en"
+        ));
+        assert!(!quiz_has_key("1. What is ATP?\n2. Where is it made?", "en"));
     }
 
     #[test]

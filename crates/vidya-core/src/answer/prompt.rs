@@ -161,8 +161,58 @@ pub fn refusal(lang: &str) -> &'static str {
         .unwrap_or("I could not find this in your textbook.")
 }
 
-/// Renders the prompt for `mode` in `lang` over `sources`.
+/// The English name of answer language `lang` ("Hindi"), or the code itself when unknown.
+pub fn language_name(lang: &str) -> String {
+    languages()
+        .get(lang)
+        .map(|l| l.name.clone())
+        .unwrap_or_else(|| lang.to_string())
+}
+
+/// The shape of the prompt, measured with a real model (`vidya eval --answers
+/// --prompt-form …`); [`PromptForm::default`] is the one kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PromptForm {
+    /// Full rules, the sources, then the question.
+    #[default]
+    Standard,
+    /// The standard rules with a one-line example of a cited sentence.
+    Example,
+    /// Shorter rules with the example built into the citation rule.
+    Short,
+    /// The standard rules, the question before the sources.
+    QuestionFirst,
+}
+
+impl PromptForm {
+    /// Parses `standard`, `example`, `short` or `question-first`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "standard" => Some(Self::Standard),
+            "example" => Some(Self::Example),
+            "short" => Some(Self::Short),
+            "question-first" => Some(Self::QuestionFirst),
+            _ => None,
+        }
+    }
+}
+
+/// Renders the prompt for `mode` in `lang` over `sources`, in the default form. The system
+/// prompt depends only on the mode and the language, never on the question, so Ollama reuses
+/// its evaluated prefix from one question to the next.
 pub fn build(mode: Mode, lang: &str, question: &str, sources: &[PromptSource]) -> Prompt {
+    build_form(PromptForm::default(), mode, lang, question, sources)
+}
+
+/// Renders the prompt for `mode` in `lang` over `sources` in `form`.
+pub fn build_form(
+    form: PromptForm,
+    mode: Mode,
+    lang: &str,
+    question: &str,
+    sources: &[PromptSource],
+) -> Prompt {
     let l = languages()
         .get(lang)
         .or_else(|| languages().get("en"))
@@ -175,11 +225,19 @@ pub fn build(mode: Mode, lang: &str, question: &str, sources: &[PromptSource]) -
             refusal => l.refusal,
             answer_key_label => l.answer_key,
             quiz_questions => QUIZ_QUESTIONS,
+            form => match form {
+                PromptForm::Example => "example",
+                PromptForm::Short => "short",
+                _ => "standard",
+            },
         },
     );
     let user = render(
         USER,
-        minijinja::context! { mode => mode.as_str(), sources => sources, question => question.trim() },
+        minijinja::context! {
+            mode => mode.as_str(), sources => sources, question => question.trim(),
+            question_first => form == PromptForm::QuestionFirst,
+        },
     );
     Prompt { system, user }
 }

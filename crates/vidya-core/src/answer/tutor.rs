@@ -41,7 +41,21 @@ pub struct TutorOptions {
     /// Token budget of the context (answer-model tokens); `None`: the pipeline default
     /// ([`crate::retrieve::budget::DEFAULT_BUDGET`]).
     pub budget_tokens: Option<usize>,
+    /// Stop questions the library does not answer before the model is asked (the relevance
+    /// gate). Off only to measure what the answer checks do on their own.
+    pub gate: bool,
+    /// Give the model the whole pages the passages come from (up to
+    /// [`WHOLE_PAGES_TOKENS`] tokens) instead of the pruned sentences: the baseline against
+    /// which pruning is measured (`vidya eval --answers --whole-pages`). The citations the
+    /// student sees are the same.
+    pub whole_pages: bool,
+    /// The prompt's form (measuring prompts; the default is the one kept).
+    pub prompt_form: prompt::PromptForm,
 }
+
+/// Most answer-model tokens of whole pages given to the model with
+/// [`TutorOptions::whole_pages`] (the 2,000-token baseline of the pruning measurement).
+pub const WHOLE_PAGES_TOKENS: usize = 2000;
 
 impl Default for TutorOptions {
     fn default() -> Self {
@@ -55,6 +69,9 @@ impl Default for TutorOptions {
             remember: true,
             max_sources: 4,
             budget_tokens: None,
+            gate: true,
+            whole_pages: false,
+            prompt_form: prompt::PromptForm::default(),
         }
     }
 }
@@ -339,6 +356,9 @@ impl Tutor {
         if let Some(b) = opts.budget_tokens {
             ask_opts.pipeline.budget = Some(b);
         }
+        if !opts.gate {
+            ask_opts.pipeline.gate = None;
+        }
         let extractive = self.engine.ask(&query, &ask_opts)?;
         let mut base: AskResponseData = extractive.into();
         let retrieval = base.retrieval.clone();
@@ -378,7 +398,7 @@ impl Tutor {
             Err(Some(e)) => self.fall_back(&mut answer, e),
             Ok(client) => {
                 answer.model = Some(self.llm.model.clone());
-                let sources: Vec<PromptSource> = answer
+                let mut sources: Vec<PromptSource> = answer
                     .base
                     .citations
                     .iter()
@@ -390,7 +410,10 @@ impl Tutor {
                         text: c.text.clone(),
                     })
                     .collect();
-                let p = prompt::build(opts.mode, lang, &query, &sources);
+                if opts.whole_pages {
+                    self.whole_pages(&mut sources, &answer.base.citations)?;
+                }
+                let p = prompt::build_form(opts.prompt_form, opts.mode, lang, &query, &sources);
                 let prompt_tokens = estimate_tokens(&p.system) + estimate_tokens(&p.user);
                 trace["prompt_tokens_estimate"] = prompt_tokens.into();
                 let t = Instant::now();
@@ -414,13 +437,20 @@ impl Tutor {
                         let (checked, report) =
                             postcheck::check(&g.text, sources.len(), &p.system, lang);
                         answer.postcheck = report;
+                        let checked =
+                            self.ground(checked, &mut answer, opts.mode, lang, &mut trace);
                         match checked {
                             Checked::UseExtractive => {
                                 answer.status = "extractive".into();
-                                answer.note = Some(if answer.postcheck.empty_replaced {
+                                let pc = &answer.postcheck;
+                                answer.note = Some(if pc.empty_replaced {
                                     "The tutor's answer was empty, so here are the textbook's own sentences.".into()
-                                } else {
+                                } else if pc.echo_replaced {
                                     "The tutor's answer repeated its instructions, so here are the textbook's own sentences.".into()
+                                } else if pc.wrong_language {
+                                    format!("The tutor answered in another language than {}, so here are the textbook's own sentences.", prompt::language_name(lang))
+                                } else {
+                                    "Nothing in the tutor's answer could be found in your textbook, so here are the textbook's own sentences.".into()
                                 });
                             }
                             Checked::Refusal(text) => {
@@ -443,7 +473,7 @@ impl Tutor {
                                     answer.base.answer = text;
                                 }
                                 if g.complete && answer.postcheck.uncited {
-                                    answer.note = Some("This answer does not name its source: check it against the pages listed.".into());
+                                    answer.note = Some("Part of this answer could not be checked against your textbook: compare it with the pages listed.".into());
                                 }
                             }
                         }
@@ -462,6 +492,89 @@ impl Tutor {
             }
         }
         self.finish(question, opts, answer, trace)
+    }
+
+    /// Checks a model answer against its sources ([`super::grounding`]): supported sentences
+    /// are cited, unsupported ones removed; an answer left with nothing supported becomes the
+    /// extractive answer (or the refusal, when the model had also said the sources do not
+    /// answer). A quiz without its answer key gets the sources as its key.
+    fn ground(
+        &self,
+        checked: Checked,
+        answer: &mut TutorAnswer,
+        mode: Mode,
+        lang: &str,
+        trace: &mut serde_json::Value,
+    ) -> Checked {
+        let Checked::Answer(text) = checked else {
+            return checked;
+        };
+        let embedder = self.engine.retriever().embedder();
+        let g = match super::grounding::ground(
+            &text,
+            &answer.base.citations,
+            embedder,
+            &self.tokenizer,
+        ) {
+            Ok(g) => g,
+            Err(e) => {
+                // The embedder failed mid-answer: check words only.
+                tracing::warn!(error = %e, "embedding the answer failed; checking its words only");
+                match super::grounding::ground(&text, &answer.base.citations, None, &self.tokenizer)
+                {
+                    Ok(g) => g,
+                    Err(_) => return Checked::UseExtractive,
+                }
+            }
+        };
+        trace["grounding"] = serde_json::to_value(&g).unwrap_or_default();
+        let pc = &mut answer.postcheck;
+        pc.removed_sentences = g.removed();
+        pc.attached_citations = g.attached();
+        pc.corrected_citations = g.corrected();
+        pc.unchecked_sentences = g.unchecked();
+        pc.uncited = g.unchecked() > 0;
+        if g.supported() == 0 && g.unchecked() == 0 {
+            if pc.refusal.is_some() {
+                pc.refusal = Some("normalized".into());
+                return Checked::Refusal(prompt::refusal(lang).to_string());
+            }
+            return Checked::UseExtractive;
+        }
+        let mut text = g.text();
+        if mode == Mode::Quiz && !postcheck::quiz_has_key(&text, lang) {
+            pc.quiz_key_added = true;
+            let key = prompt::languages()
+                .get(lang)
+                .map(|l| l.answer_key.clone())
+                .unwrap_or_else(|| "Answer key".into());
+            text.push_str(&format!("\n\n{key}:"));
+            for c in &answer.base.citations {
+                text.push_str(&format!("\n[{}] {}", c.n, c.text));
+            }
+        }
+        Checked::Answer(text)
+    }
+
+    /// Replaces each source's text by its whole page, while the pages fit
+    /// [`WHOLE_PAGES_TOKENS`] (a source whose page does not fit keeps its quote).
+    fn whole_pages(
+        &self,
+        sources: &mut [PromptSource],
+        citations: &[crate::answer::Citation],
+    ) -> Result<()> {
+        let counter = self.engine.retriever().counter();
+        let mut used = 0;
+        for (s, c) in sources.iter_mut().zip(citations) {
+            if let Some(text) = self.engine.library().page_text(c.book_id, c.page)? {
+                let n = counter.count(&text);
+                if used + n <= WHOLE_PAGES_TOKENS {
+                    used += n;
+                    s.text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                }
+            }
+        }
+        Ok(())
     }
 
     fn fall_back(&self, answer: &mut TutorAnswer, e: LlmError) {

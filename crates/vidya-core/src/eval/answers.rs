@@ -1,52 +1,291 @@
-//! The tutor's answers with a real model: keyword match plus a cited page in the span.
+//! The tutor's answers with a real model: how often it answers, whether every sentence the
+//! student sees is supported by a cited source, whether a cited page holds the answer, whether
+//! the answer mentions what it must, how many invented sentences were removed, and the time
+//! to first token.
+//!
+//! It reads both QA formats: the shared data's (`source.pdf_file` and a page span
+//! `source.pdf_pages`, `answers` of which the short ones (≤ [`MAX_EXPECTED_WORDS`] words) are
+//! must-mention phrases) and the realistic set of `tests/eval` (one page, `answers` are the
+//! must-mention terms, `kind`, `language`, `split`). Unanswerable questions
+//! (`--unanswerable`) count as right when the answer is stopped or refused and shows no text
+//! of the model's own.
+//!
+//! Every answer is re-checked here, independently of the tutor's own post-checks: its
+//! sentences are grounded again ([`crate::answer::grounding::ground`]) against the citations
+//! the student sees; an answer is "fully supported" when none of its statements is
+//! unsupported or uncited.
 
-use super::read_qa;
+use super::quantile;
+use crate::answer::grounding::{self, Verdict};
+use crate::answer::{Tutor, TutorAnswer, TutorOptions};
 use crate::error::{Result, VidyaError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// Figures of an answer-quality run ([`answer_quality`]).
-#[derive(Debug, Clone, Serialize, Default)]
-pub struct AnswerReport {
-    /// Questions asked.
-    pub evaluated: usize,
-    /// Records skipped: unreadable, no page source, a long expected answer (keyword matching
-    /// cannot judge it), or a file not in the library.
-    pub skipped: usize,
-    /// Answers that contain an expected phrase and cite a page inside the expected span.
-    pub passed: usize,
-    /// Share passed.
-    pub pass_rate: f64,
-    /// Answers containing an expected phrase (cited or not).
-    pub contains_expected: usize,
-    /// Answers citing a page inside the expected span.
-    pub cites_expected_pages: usize,
-    /// How the answers were made (`answered`, `extractive`, `gated`, …) and how often.
-    pub statuses: BTreeMap<String, usize>,
-    /// Median time to first token (ms) over answers the model wrote.
-    pub median_ttft_ms: Option<f64>,
-    /// Median total time per question (ms).
-    pub median_total_ms: f64,
-}
 
 /// Longest expected answer (in words) that keyword matching can judge.
 pub const MAX_EXPECTED_WORDS: usize = 6;
 
-/// Keyword-based answer quality: each question of the QA JSONL whose expected answer is short
-/// (≤ [`MAX_EXPECTED_WORDS`] words, e.g. the MCQs) is asked through the tutor (no cache, not
-/// remembered); an answer passes when it contains one of the expected phrases
-/// (case-insensitive) and one of its valid `[n]` citations names a page inside
-/// `source.pdf_pages` of `source.pdf_file`. MCQ options are appended to the question.
+/// One question to answer.
+#[derive(Debug, Clone)]
+pub struct AnswerItem {
+    /// The question.
+    pub question: String,
+    /// Language (`en` when the record has none).
+    pub language: String,
+    /// Question kind (`-` when the record has none).
+    pub kind: String,
+    /// Phrases a correct answer mentions.
+    pub must_mention: Vec<String>,
+    /// Book title, when the record names one.
+    pub book: Option<String>,
+    /// File name of the answer's pages.
+    pub file: String,
+    /// Page span (1-based, inclusive) in that file.
+    pub pages: (u32, u32),
+}
+
+#[derive(Deserialize)]
+struct Source {
+    book: Option<String>,
+    pdf_file: Option<String>,
+    pdf_pages: Option<(u32, u32)>,
+}
+
+#[derive(Deserialize)]
+struct Record {
+    question: String,
+    #[serde(default)]
+    answers: Vec<String>,
+    #[serde(default)]
+    language: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    qtype: Option<String>,
+    #[serde(default)]
+    split: Option<String>,
+    source: Option<Source>,
+}
+
+/// Reads answerable questions from a QA JSONL file of either format; `split` keeps records of
+/// that split only (records without one are kept).
+///
+/// Errors: the file cannot be read.
+pub fn read_items(path: &Path, split: Option<&str>) -> Result<Vec<AnswerItem>> {
+    let text = std::fs::read_to_string(path).map_err(|e| VidyaError::io(path, e))?;
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Record>(l).ok())
+        .filter(|r| split.is_none_or(|s| r.split.as_deref().is_none_or(|x| x == s)))
+        .filter_map(|r| {
+            let src = r.source?;
+            let (a, b) = src.pdf_pages?;
+            let file = src.pdf_file?;
+            let file = Path::new(&file)
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or(file);
+            Some(AnswerItem {
+                question: r.question,
+                language: r.language.unwrap_or_else(|| "en".into()),
+                kind: r.kind.or(r.qtype).unwrap_or_else(|| "-".into()),
+                must_mention: r
+                    .answers
+                    .into_iter()
+                    .map(|x| x.trim().to_lowercase())
+                    .filter(|x| !x.is_empty() && x.split_whitespace().count() <= MAX_EXPECTED_WORDS)
+                    .collect(),
+                book: src.book,
+                file,
+                pages: (a.min(b), a.max(b)),
+            })
+        })
+        .collect())
+}
+
+/// Figures of a group of answered questions.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AnswerFigures {
+    /// Questions.
+    pub n: usize,
+    /// Share answered by the model (`answered`, `incomplete`).
+    pub answered: f64,
+    /// Share refused by the model.
+    pub refused: f64,
+    /// Share given the extractive answer (model failed, or nothing it wrote was supported).
+    pub extractive: f64,
+    /// Share stopped by the relevance gate.
+    pub gated: f64,
+    /// Of the model's answers: share whose every statement is supported and cited.
+    pub fully_supported: f64,
+    /// Statements that reached the student without support (must be 0).
+    pub unsupported_shown: usize,
+    /// Share with a cited page inside the answer's pages.
+    pub cited_page: f64,
+    /// Share that mention one of the must-mention phrases (questions that have some).
+    pub must_mention: f64,
+    /// Sentences the grounding removed (invented or unsupported facts), in all.
+    pub removed_sentences: usize,
+    /// Share of the model's answers that had at least one sentence removed.
+    pub with_removals: f64,
+    /// Sentences whose citation Vidya attached or corrected.
+    pub citations_fixed: usize,
+    /// Median time to first token (ms) of the model's answers.
+    pub ttft_p50_ms: Option<f64>,
+    /// 95th percentile time to first token (ms).
+    pub ttft_p95_ms: Option<f64>,
+    /// Median total time per question (ms).
+    pub total_p50_ms: f64,
+}
+
+#[derive(Default)]
+struct Acc {
+    n: usize,
+    statuses: BTreeMap<String, usize>,
+    model_answers: usize,
+    fully: usize,
+    unsupported: usize,
+    cited_page: usize,
+    mention_base: usize,
+    mention: usize,
+    removed: usize,
+    with_removals: usize,
+    fixed: usize,
+    ttft: Vec<f64>,
+    total: Vec<f64>,
+}
+
+impl Acc {
+    fn figures(&self) -> AnswerFigures {
+        let share = |x: usize, n: usize| x as f64 / n.max(1) as f64;
+        let st = |k: &[&str]| {
+            k.iter()
+                .map(|k| self.statuses.get(*k).copied().unwrap_or(0))
+                .sum::<usize>()
+        };
+        AnswerFigures {
+            n: self.n,
+            answered: share(st(&["answered", "incomplete"]), self.n),
+            refused: share(st(&["refused"]), self.n),
+            extractive: share(st(&["extractive"]), self.n),
+            gated: share(st(&["gated"]), self.n),
+            fully_supported: share(self.fully, self.model_answers),
+            unsupported_shown: self.unsupported,
+            cited_page: share(self.cited_page, self.n),
+            must_mention: share(self.mention, self.mention_base),
+            removed_sentences: self.removed,
+            with_removals: share(self.with_removals, self.model_answers),
+            citations_fixed: self.fixed,
+            ttft_p50_ms: (!self.ttft.is_empty()).then(|| quantile(&self.ttft, 0.5)),
+            ttft_p95_ms: (!self.ttft.is_empty()).then(|| quantile(&self.ttft, 0.95)),
+            total_p50_ms: quantile(&self.total, 0.5),
+        }
+    }
+}
+
+/// The report of an answer eval.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AnswerReport {
+    /// The model.
+    pub model: String,
+    /// All answerable questions.
+    pub overall: AnswerFigures,
+    /// Per language.
+    pub by_language: BTreeMap<String, AnswerFigures>,
+    /// Per question kind.
+    pub by_kind: BTreeMap<String, AnswerFigures>,
+    /// The extractive answer (no model) on the same questions, for comparison.
+    pub extractive_baseline: Option<AnswerFigures>,
+    /// Unanswerable questions: share stopped or refused with no model text shown.
+    pub off_topic_refused: Option<f64>,
+    /// Unanswerable questions asked.
+    pub off_topic: usize,
+    /// Off-topic questions whose answer showed the model's own text.
+    pub off_topic_answered: Vec<String>,
+    /// Records skipped (book or file not in the library).
+    pub skipped: usize,
+}
+
+fn mentions(text: &str, phrase: &str) -> bool {
+    super::contains_phrase(text, phrase)
+}
+
+fn score(tutor: &Tutor, item: &AnswerItem, a: &TutorAnswer, acc: &mut Acc) -> Result<()> {
+    acc.n += 1;
+    *acc.statuses.entry(a.status.clone()).or_default() += 1;
+    acc.total
+        .push(a.base.timings_ms.get("total").copied().unwrap_or(0.0));
+    if let Some(t) = a.base.timings_ms.get("ttft") {
+        acc.ttft.push(*t);
+    }
+    let cited = crate::answer::postcheck::cited(&a.base.answer, a.base.citations.len());
+    let book_ok = |title: &str| {
+        item.book
+            .as_ref()
+            .is_none_or(|b| b.eq_ignore_ascii_case(title))
+    };
+    if a.base.citations.iter().any(|c| {
+        (cited.contains(&c.n) || a.status == "extractive")
+            && c.file == item.file
+            && book_ok(&c.book)
+            && (item.pages.0..=item.pages.1).contains(&c.pdf_page)
+    }) {
+        acc.cited_page += 1;
+    }
+    if !item.must_mention.is_empty() {
+        acc.mention_base += 1;
+        if item
+            .must_mention
+            .iter()
+            .any(|m| mentions(&a.base.answer, m))
+        {
+            acc.mention += 1;
+        }
+    }
+    if matches!(a.status.as_str(), "answered" | "incomplete") {
+        acc.model_answers += 1;
+        acc.removed += a.postcheck.removed_sentences.len();
+        acc.with_removals += (!a.postcheck.removed_sentences.is_empty()) as usize;
+        acc.fixed += a.postcheck.attached_citations + a.postcheck.corrected_citations;
+        // The model's part of an incomplete answer is what precedes the quotes.
+        let shown = a.base.answer.split("\n\n").next().unwrap_or_default();
+        let g = grounding::ground(
+            shown,
+            &a.base.citations,
+            tutor.engine().retriever().embedder(),
+            &crate::text::Tokenizer::new(),
+        )?;
+        let bad = g
+            .sentences
+            .iter()
+            .filter(|s| {
+                s.verdict == Verdict::Removed
+                    || (s.verdict == Verdict::Supported
+                        && !s.cited.iter().all(|n| cited.contains(n)))
+                    || s.verdict == Verdict::Unchecked
+            })
+            .count();
+        acc.unsupported += bad;
+        acc.fully += (bad == 0) as usize;
+    }
+    Ok(())
+}
+
+/// Asks every question of `qa` (and of `unanswerable`) through `tutor` with `opts` (no cache,
+/// not remembered) and reports the figures of [`AnswerReport`]; with `baseline`, also the
+/// extractive answer's must-mention and cited-page rates on the same questions.
+///
+/// Errors: no model answering, unreadable files, no usable question.
 pub fn answer_quality(
-    tutor: &crate::answer::Tutor,
-    qa_path: &Path,
-    opts: &crate::answer::TutorOptions,
+    tutor: &Tutor,
+    qa: &Path,
+    unanswerable: Option<&Path>,
+    split: Option<&str>,
+    opts: &TutorOptions,
     limit: Option<usize>,
+    baseline: bool,
 ) -> Result<AnswerReport> {
-    let in_library = tutor.engine().library().file_names()?;
-    let mut report = AnswerReport::default();
-    let (mut ttfts, mut totals) = (Vec::new(), Vec::new());
     if !opts.use_llm {
         return Err(VidyaError::BadOption(
             "answer eval measures the model's answers: run it without --no-llm".into(),
@@ -57,80 +296,82 @@ pub fn answer_quality(
             "answer eval needs a running model: {e}"
         )));
     }
-    let opts = crate::answer::TutorOptions {
+    let opts = TutorOptions {
         use_cache: false,
         remember: false,
         conversation: None,
         ..opts.clone()
     };
-    for item in read_qa(qa_path)? {
-        if limit.is_some_and(|l| report.evaluated >= l) {
-            break;
-        }
-        let Some(rec) = item else {
-            report.skipped += 1;
-            continue;
-        };
-        let (want_name, (a, b)) = (rec.file.clone(), rec.pages);
-        let expected: Vec<String> = rec
-            .answers
-            .iter()
-            .map(|x| x.trim().to_lowercase())
-            .filter(|x| !x.is_empty() && x.split_whitespace().count() <= MAX_EXPECTED_WORDS)
-            .collect();
-        if expected.is_empty() || !in_library.contains(&want_name) {
+    let files = tutor.engine().library().file_names()?;
+    let items: Vec<AnswerItem> = read_items(qa, split)?;
+    let mut report = AnswerReport {
+        model: tutor.llm_config().model.clone(),
+        ..Default::default()
+    };
+    let (mut all, mut base) = (Acc::default(), Acc::default());
+    let mut langs: BTreeMap<String, Acc> = BTreeMap::new();
+    let mut kinds: BTreeMap<String, Acc> = BTreeMap::new();
+    for item in items.iter().take(limit.unwrap_or(usize::MAX)) {
+        if !files.contains(&item.file) {
             report.skipped += 1;
             continue;
         }
-        let mut question = rec.question.clone();
-        if !rec.options.is_empty() {
-            question.push_str("\nOptions: ");
-            question.push_str(&rec.options.join("; "));
+        let a = tutor.ask(&item.question, &opts, &mut |_| {}, None)?;
+        score(tutor, item, &a, &mut all)?;
+        score(
+            tutor,
+            item,
+            &a,
+            langs.entry(item.language.clone()).or_default(),
+        )?;
+        score(tutor, item, &a, kinds.entry(item.kind.clone()).or_default())?;
+        if baseline {
+            let e = tutor.ask(
+                &item.question,
+                &TutorOptions {
+                    use_llm: false,
+                    ..opts.clone()
+                },
+                &mut |_| {},
+                None,
+            )?;
+            score(tutor, item, &e, &mut base)?;
         }
-        let ans = match tutor.ask(&question, &opts, &mut |_| {}, None) {
-            Ok(a) => a,
-            Err(VidyaError::EmptyQuestion) => {
-                report.skipped += 1;
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        report.evaluated += 1;
-        *report.statuses.entry(ans.status.clone()).or_default() += 1;
-        if let Some(t) = ans.base.timings_ms.get("ttft") {
-            ttfts.push(*t);
-        }
-        totals.push(ans.base.timings_ms.get("total").copied().unwrap_or(0.0));
-        let text = ans.base.answer.to_lowercase();
-        // Whole words only: "ATP" must not match "ATPase", "a" must not match every answer.
-        let has_phrase = expected.iter().any(|x| {
-            regex::Regex::new(&format!(r"(^|\W){}($|\W)", regex::escape(x)))
-                .map(|re| re.is_match(&text))
-                .unwrap_or(false)
-        });
-        let cited = crate::answer::postcheck::cited(&ans.base.answer, ans.base.citations.len());
-        let cites_span = ans
-            .base
-            .citations
-            .iter()
-            .filter(|c| cited.contains(&c.n))
-            .any(|c| c.file == want_name && (a..=b).contains(&c.pdf_page));
-        report.contains_expected += has_phrase as usize;
-        report.cites_expected_pages += cites_span as usize;
-        report.passed += (has_phrase && cites_span) as usize;
     }
-    if report.evaluated == 0 {
+    if all.n == 0 {
         return Err(VidyaError::BadOption(format!(
-            "no usable questions in {}: answer eval needs records with short expected answers about files in the library",
-            qa_path.display()
+            "no usable questions in {}: answer eval needs records with source.pdf_file and source.pdf_pages about files in the library",
+            qa.display()
         )));
     }
-    report.pass_rate = report.passed as f64 / report.evaluated as f64;
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied()
-    };
-    report.median_ttft_ms = median(&mut ttfts);
-    report.median_total_ms = median(&mut totals).unwrap_or(0.0);
+    report.overall = all.figures();
+    report.by_language = langs.into_iter().map(|(k, v)| (k, v.figures())).collect();
+    report.by_kind = kinds.into_iter().map(|(k, v)| (k, v.figures())).collect();
+    report.extractive_baseline = baseline.then(|| base.figures());
+    if let Some(path) = unanswerable {
+        let text = std::fs::read_to_string(path).map_err(|e| VidyaError::io(path, e))?;
+        let questions: Vec<String> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| split.is_none_or(|s| v["split"].as_str().is_none_or(|x| x == s)))
+            .filter_map(|v| v["question"].as_str().map(str::to_string))
+            .take(limit.unwrap_or(usize::MAX))
+            .collect();
+        let mut right = 0;
+        for q in &questions {
+            let a = tutor.ask(q, &opts, &mut |_| {}, None)?;
+            if matches!(a.status.as_str(), "gated" | "refused") {
+                right += 1;
+            } else {
+                report.off_topic_answered.push(format!(
+                    "{q} → {}: {}",
+                    a.status,
+                    a.base.answer.lines().next().unwrap_or_default()
+                ));
+            }
+        }
+        report.off_topic = questions.len();
+        report.off_topic_refused = Some(right as f64 / questions.len().max(1) as f64);
+    }
     Ok(report)
 }

@@ -75,6 +75,7 @@ pub mod answers;
 pub mod beir;
 pub mod book;
 pub mod extraction;
+pub mod student;
 
 pub use answers::{answer_quality, AnswerReport, MAX_EXPECTED_WORDS};
 

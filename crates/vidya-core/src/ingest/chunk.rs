@@ -7,7 +7,14 @@
 //! sentence alone does (then it is cut at word boundaries), repeat the previous chunk's last
 //! sentence as overlap, and never cross a chapter. Pieces shorter than [`MIN_CHARS`] are
 //! merged into a neighbour. Every sentence keeps the page it starts on.
+//!
+//! Each paragraph is classified ([`super::blocks`]): headings become the section context of
+//! the chunks after them (not quoted text), and running text and each kind of boilerplate
+//! (objectives, figure captions, boxes, summaries, key terms, exercises) are chunked apart, so
+//! a caption between two paragraphs does not split the running text and a chunk holds one
+//! kind of text only.
 
+use super::blocks::{BlockKind, Classified, Classifier};
 use crate::text::{estimate_tokens, split_sentences};
 
 /// A chunk ends at the first paragraph boundary after this many tokens.
@@ -28,6 +35,13 @@ pub struct ChunkDraft {
     pub page_starts: Vec<(usize, usize)>,
     /// Estimated tokens.
     pub token_count: usize,
+    /// What kind of text it holds.
+    pub kind: BlockKind,
+    /// The section it is in ("8.2 The Light-Dependent Reactions › Absorption of Light"; empty
+    /// when the chapter has no headings).
+    pub context: String,
+    /// Position of its first sentence in the chapter (orders chunks of different kinds).
+    order: usize,
 }
 
 impl ChunkDraft {
@@ -46,6 +60,27 @@ struct Sentence {
     text: String,
     page: usize,
     tokens: usize,
+    /// Index into the chapter's section contexts.
+    context: usize,
+    /// Position in the chapter.
+    order: usize,
+}
+
+/// A paragraph's sentences with its kind.
+struct Paragraph {
+    kind: BlockKind,
+    sentences: Vec<Sentence>,
+}
+
+/// The text the embedder reads for a chunk: its section (`context`) on a line of its own, then
+/// its text ("contextual chunk text"; the quoted text stays `text` alone). `text` itself when
+/// there is no section.
+pub fn indexed_text<'a>(context: &str, text: &'a str) -> std::borrow::Cow<'a, str> {
+    if context.is_empty() {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(format!("{context}\n{text}"))
+    }
 }
 
 /// Page of a byte offset given sorted `(offset, page)` starts.
@@ -77,11 +112,14 @@ fn is_list_start(line: &str) -> bool {
 }
 
 /// Rebuilds paragraphs from the pages of one chapter: `(page ordinal, text)` in order.
-/// Returns each paragraph's sentences.
-fn sentences_by_paragraph(pages: &[(usize, &str)]) -> Vec<Vec<Sentence>> {
+/// Returns each text paragraph's kind and sentences, and the chapter's section contexts (the
+/// sentences' `context` indexes them). Headings are left out of the paragraphs: they are the
+/// contexts.
+fn sentences_by_paragraph(pages: &[(usize, &str)]) -> (Vec<Paragraph>, Vec<String>) {
     struct Para {
         text: String,
         starts: Vec<(usize, usize)>,
+        lines: usize,
     }
     let mut paras: Vec<Para> = Vec::new();
     let mut cur: Option<Para> = None;
@@ -114,7 +152,9 @@ fn sentences_by_paragraph(pages: &[(usize, &str)]) -> Vec<Vec<Sentence>> {
             let p = cur.get_or_insert_with(|| Para {
                 text: String::new(),
                 starts: vec![(0, *page)],
+                lines: 0,
             });
+            p.lines += 1;
             if !p.text.is_empty() {
                 let hyphen_join = p.text.ends_with('-')
                     && p.text[..p.text.len() - 1]
@@ -146,23 +186,50 @@ fn sentences_by_paragraph(pages: &[(usize, &str)]) -> Vec<Vec<Sentence>> {
     if let Some(p) = cur.take() {
         paras.push(p);
     }
-    paras
-        .into_iter()
-        .map(|p| {
-            split_sentences(&p.text)
-                .into_iter()
-                .map(|s| {
-                    let text = s.slice(&p.text).to_string();
-                    Sentence {
-                        tokens: estimate_tokens(&text),
-                        page: page_at(&p.starts, s.start),
-                        text,
-                    }
-                })
-                .collect::<Vec<_>>()
-        })
-        .filter(|s| !s.is_empty())
-        .collect()
+    let mut classifier = Classifier::new();
+    let mut contexts: Vec<String> = vec![String::new()];
+    let mut order = 0;
+    let mut out = Vec::new();
+    // A chapter made of short lines only (a title page, a one-line test file) has nothing but
+    // "headings": then they are its text.
+    let classified: Vec<Classified> = paras
+        .iter()
+        .map(|p| classifier.classify(&p.text, p.lines == 1))
+        .collect();
+    let all_headings = classified.iter().all(|c| *c == Classified::Heading);
+    let mut classifier = Classifier::new();
+    for p in paras {
+        let kind = match classifier.classify(&p.text, p.lines == 1) {
+            Classified::Heading if !all_headings => {
+                let c = classifier.context();
+                if contexts.last() != Some(&c) {
+                    contexts.push(c);
+                }
+                continue;
+            }
+            Classified::Heading => BlockKind::Body,
+            Classified::Text(kind) => kind,
+        };
+        let context = contexts.len() - 1;
+        let sentences: Vec<Sentence> = split_sentences(&p.text)
+            .into_iter()
+            .map(|s| {
+                let text = s.slice(&p.text).to_string();
+                order += 1;
+                Sentence {
+                    tokens: estimate_tokens(&text),
+                    page: page_at(&p.starts, s.start),
+                    text,
+                    context,
+                    order,
+                }
+            })
+            .collect();
+        if !sentences.is_empty() {
+            out.push(Paragraph { kind, sentences });
+        }
+    }
+    (out, contexts)
 }
 
 fn ends_sentence(line: &str) -> bool {
@@ -198,6 +265,8 @@ fn split_long_sentence(s: Sentence) -> Vec<Sentence> {
             tokens: estimate_tokens(&text),
             page: s.page,
             text,
+            context: s.context,
+            order: s.order,
         })
         .collect()
 }
@@ -206,7 +275,8 @@ fn split_long_sentence(s: Sentence) -> Vec<Sentence> {
 struct Builder {
     sentences: Vec<(Sentence, bool)>, // (sentence, starts a new paragraph)
     tokens: usize,
-    fresh: bool, // holds at least one sentence that is not overlap
+    fresh: bool,    // holds at least one sentence that is not overlap
+    overlap: usize, // leading sentences repeated from the previous chunk
 }
 
 impl Builder {
@@ -216,10 +286,19 @@ impl Builder {
         self.fresh = true;
     }
 
-    fn emit(&mut self, out: &mut Vec<ChunkDraft>) {
+    fn emit(&mut self, out: &mut Vec<ChunkDraft>, kind: BlockKind, contexts: &[String]) {
         if !self.fresh || self.sentences.is_empty() {
             return;
         }
+        // The section of the first sentence that is not the previous chunk's overlap.
+        let first_new = self
+            .sentences
+            .iter()
+            .map(|(s, _)| s)
+            .nth(self.overlap)
+            .or(self.sentences.first().map(|(s, _)| s))
+            .expect("not empty");
+        let (context, order) = (contexts[first_new.context].clone(), first_new.order);
         let mut text = String::new();
         let mut starts: Vec<(usize, usize)> = Vec::new();
         for (i, (s, new_para)) in self.sentences.iter().enumerate() {
@@ -235,35 +314,60 @@ impl Builder {
             token_count: estimate_tokens(&text),
             text,
             page_starts: starts,
+            kind,
+            context,
+            order,
         });
         let last = self.sentences.pop().map(|x| x.0);
         self.sentences.clear();
         self.tokens = 0;
         self.fresh = false;
+        self.overlap = 0;
         if let Some(last) = last.filter(|l| l.tokens <= OVERLAP_MAX_TOKENS) {
             self.tokens = last.tokens;
             self.sentences.push((last, true));
+            self.overlap = 1;
         }
     }
 }
 
-/// Chunks one chapter. `pages` are `(page ordinal, page text)` in reading order.
+/// Chunks one chapter. `pages` are `(page ordinal, page text)` in reading order. Chunks come
+/// back in reading order of their first sentence; each holds one [`BlockKind`].
 pub fn chunk_chapter(pages: &[(usize, &str)]) -> Vec<ChunkDraft> {
-    let mut out = Vec::new();
-    let mut b = Builder::default();
-    for para in sentences_by_paragraph(pages) {
-        for (i, s) in para.into_iter().flat_map(split_long_sentence).enumerate() {
+    let (paragraphs, contexts) = sentences_by_paragraph(pages);
+    // One builder (and one output stream) per kind of text.
+    let mut streams: Vec<(BlockKind, Builder, Vec<ChunkDraft>)> = Vec::new();
+    for para in paragraphs {
+        let at = match streams.iter().position(|(k, _, _)| *k == para.kind) {
+            Some(i) => i,
+            None => {
+                streams.push((para.kind, Builder::default(), Vec::new()));
+                streams.len() - 1
+            }
+        };
+        let (kind, b, out) = &mut streams[at];
+        for (i, s) in para
+            .sentences
+            .into_iter()
+            .flat_map(split_long_sentence)
+            .enumerate()
+        {
             if b.fresh && b.tokens + s.tokens > MAX_TOKENS {
-                b.emit(&mut out);
+                b.emit(out, *kind, &contexts);
             }
             b.push(s, i == 0);
         }
         if b.tokens >= MIN_TOKENS {
-            b.emit(&mut out);
+            b.emit(out, *kind, &contexts);
         }
     }
-    b.emit(&mut out);
-    merge_small(out)
+    let mut all = Vec::new();
+    for (kind, mut b, mut out) in streams {
+        b.emit(&mut out, kind, &contexts);
+        all.extend(merge_small(out));
+    }
+    all.sort_by_key(|c| c.order);
+    all
 }
 
 fn merge_small(chunks: Vec<ChunkDraft>) -> Vec<ChunkDraft> {
@@ -288,6 +392,12 @@ fn merge_small(chunks: Vec<ChunkDraft>) -> Vec<ChunkDraft> {
 
 /// Appends `b` to `a`, dropping `b`'s first sentence when it is `a`'s overlap sentence.
 fn join(a: ChunkDraft, b: ChunkDraft) -> ChunkDraft {
+    let a_meta = ChunkDraft {
+        kind: a.kind,
+        context: a.context.clone(),
+        order: a.order,
+        ..ChunkDraft::default()
+    };
     let mut skip = 0;
     if let Some(first) = split_sentences(&b.text).first() {
         if a.text.ends_with(first.slice(&b.text)) {
@@ -318,6 +428,7 @@ fn join(a: ChunkDraft, b: ChunkDraft) -> ChunkDraft {
         token_count: estimate_tokens(&text),
         text,
         page_starts: starts,
+        ..a_meta
     }
 }
 
@@ -407,6 +518,13 @@ mod tests {
         assert!(chunks
             .iter()
             .all(|c| c.token_count <= MAX_TOKENS + OVERLAP_MAX_TOKENS));
+    }
+
+    #[test]
+    fn a_text_of_headings_only_is_kept_as_text() {
+        let chunks = chunk_chapter(&[(0, "Reduced test-case")]);
+        assert_eq!(chunks.len(), 1);
+        assert_eq!(chunks[0].text, "Reduced test-case");
     }
 
     #[test]

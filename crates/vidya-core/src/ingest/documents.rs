@@ -54,6 +54,9 @@ pub fn ingest_documents(
             page_starts: vec![(0, i)],
             text: d.text.clone(),
             vector: None,
+            kind: crate::ingest::blocks::BlockKind::Body,
+            context: String::new(),
+            sentence_vectors: None,
         })
         .collect();
     let embedding_model = match &opts.embedder {

@@ -5,6 +5,7 @@
 //! its files in natural name order ("ch2" before "ch10"); a folder without readable files of its
 //! own contributes each sub-folder as a book.
 
+pub mod blocks;
 pub mod chapters;
 pub mod chunk;
 pub mod documents;
@@ -77,11 +78,11 @@ pub enum Progress {
     },
     /// Chunking and tokenising.
     Indexing,
-    /// Embedding chunks for dense retrieval.
+    /// Embedding chunks and their sentences for dense retrieval and pruning.
     Embedding {
-        /// Chunks embedded so far.
+        /// Texts (chunks and sentences) embedded so far.
         done: usize,
-        /// Chunks in the book.
+        /// Texts to embed in the book.
         total: usize,
     },
     /// Writing the transaction.
@@ -402,11 +403,17 @@ pub fn ingest_book(
                 chapter: ci,
                 first_page: draft.first_page(),
                 last_page: draft.last_page(),
+                // BM25 reads the text alone: with the section title in every chunk of a
+                // section, its words lose their weight (measured: hit@3 0.866 → 0.848 on the
+                // dev split); the embedder reads the section with the text.
                 terms: tokenizer.terms(&draft.text),
                 token_count: draft.token_count,
                 page_starts: draft.page_starts,
                 text: draft.text,
                 vector: None,
+                kind: draft.kind,
+                context: draft.context,
+                sentence_vectors: None,
             });
         }
     }
@@ -421,15 +428,12 @@ pub fn ingest_book(
     }
     let embedding_model = match &opts.embedder {
         Some(embedder) => {
-            let texts: Vec<&str> = chunks.iter().map(|c| c.text.as_str()).collect();
-            let vectors = embedder.embed_passages_batched(
-                &texts,
+            vectors::embed_chunks(
+                embedder,
+                &mut chunks,
                 &mut |done, total| on_progress(Progress::Embedding { done, total }),
                 &|| !cancelled(opts),
             )?;
-            for (c, v) in chunks.iter_mut().zip(vectors) {
-                c.vector = Some(v);
-            }
             Some(embedder.model_id())
         }
         None => None,

@@ -8,7 +8,7 @@
 use crate::embed::Embedder;
 use crate::error::{Result, VidyaError};
 use crate::search::DenseIndex;
-use crate::store::Library;
+use crate::store::{Library, NewChunk};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -44,7 +44,8 @@ pub fn reindex(
         lib.delete_vectors()?;
     }
     let todo = lib.chunks_without_vectors(&model)?;
-    let total = todo.len();
+    let sentence_todo = lib.chunks_without_sentence_vectors(&model)?;
+    let total = todo.len() + sentence_todo.len();
     let mut done = 0;
     for group in todo.chunks(REINDEX_COMMIT) {
         let texts: Vec<&str> = group.iter().map(|(_, t)| t.as_str()).collect();
@@ -61,6 +62,34 @@ pub fn reindex(
             return Err(VidyaError::Cancelled);
         }
     }
+    // Sentence vectors (the pruner's and the rescoring stage's), per group of chunks.
+    for group in sentence_todo.chunks(REINDEX_COMMIT) {
+        let keep_going = || cancel.is_none_or(|c| !c.load(Ordering::SeqCst));
+        let sentences: Vec<Vec<String>> = group
+            .iter()
+            .map(|(_, text)| {
+                crate::retrieve::prune::chunk_sentences(text)
+                    .into_iter()
+                    .map(|s| s.text)
+                    .collect()
+            })
+            .collect();
+        let texts: Vec<&str> = sentences.iter().flatten().map(String::as_str).collect();
+        let mut vectors = embedder
+            .embed_passages_batched(&texts, &mut |_, _| {}, &keep_going)?
+            .into_iter();
+        let rows: Vec<(i64, Vec<Vec<f32>>)> = group
+            .iter()
+            .zip(&sentences)
+            .map(|((id, _), s)| (*id, vectors.by_ref().take(s.len()).collect()))
+            .collect();
+        lib.put_sentence_vectors(&model, &rows)?;
+        done += group.len();
+        on_progress(done, total);
+        if !keep_going() {
+            return Err(VidyaError::Cancelled);
+        }
+    }
     DenseIndex::remove_files(lib.dir());
     let index = DenseIndex::open(lib, &model, crate::embed::DIM)?;
     Ok(ReindexReport {
@@ -69,6 +98,46 @@ pub fn reindex(
         model,
         seconds: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// Embeds `chunks` for dense retrieval: each chunk's text with its section
+/// ([`super::chunk::indexed_text`]) into [`NewChunk::vector`], and each of its sentences
+/// ([`crate::retrieve::prune::chunk_sentences`]) into [`NewChunk::sentence_vectors`], in one
+/// length-sorted batched run. `on_progress(done, total)` counts texts (chunks and sentences);
+/// `keep_going` returning `false` stops with [`VidyaError::Cancelled`].
+///
+/// Errors: the embedder failed; cancelled.
+pub fn embed_chunks(
+    embedder: &Embedder,
+    chunks: &mut [NewChunk],
+    on_progress: &mut dyn FnMut(usize, usize),
+    keep_going: &dyn Fn() -> bool,
+) -> Result<()> {
+    let indexed: Vec<String> = chunks
+        .iter()
+        .map(|c| super::chunk::indexed_text(&c.context, &c.text).into_owned())
+        .collect();
+    let sentences: Vec<Vec<String>> = chunks
+        .iter()
+        .map(|c| {
+            crate::retrieve::prune::chunk_sentences(&c.text)
+                .into_iter()
+                .map(|s| s.text)
+                .collect()
+        })
+        .collect();
+    let mut texts: Vec<&str> = indexed.iter().map(String::as_str).collect();
+    texts.extend(sentences.iter().flatten().map(String::as_str));
+    let mut vectors = embedder
+        .embed_passages_batched(&texts, on_progress, keep_going)?
+        .into_iter();
+    for c in chunks.iter_mut() {
+        c.vector = vectors.next();
+    }
+    for (c, s) in chunks.iter_mut().zip(&sentences) {
+        c.sentence_vectors = Some(vectors.by_ref().take(s.len()).collect());
+    }
+    Ok(())
 }
 
 /// Brings the HNSW index file up to date after books were added (best effort): `None` when it

@@ -1,5 +1,11 @@
-//! Stage 3, the token budget: keeps the reranked chunks, best first, while they fit a hard
-//! budget of answer-model tokens.
+//! Stage 4, the token budget: a hard limit on the answer-model tokens of the context.
+//!
+//! [`fit`] works on the pruner's sentences (the pipeline's order): while the kept sentences of
+//! all passages are over the budget, the lowest-scoring sentence goes (never the best one), so
+//! the budget is spent on the sentences that match best, from as many passages as fit. Budgeting
+//! whole chunks before pruning kept one 300-token chunk of five for the demo question; budgeting
+//! the pruned sentences keeps several sources. [`enforce`] is the chunk-level budget, for
+//! configurations without the pruner: it keeps the reranked chunks, best first, while they fit.
 //!
 //! Tokens are counted with the answer model's own tokenizer (`tokenizers`, the Llama 3.2
 //! `tokenizer.json`, the family of the default model `llama3.2:3b`; provisioned by
@@ -9,6 +15,7 @@
 //! The first chunk is always kept: when it alone is over the budget it is cut after its last
 //! whole sentence that fits.
 
+use super::prune::PrunedPassage;
 use crate::error::Result;
 use crate::onnx::missing;
 use crate::store::ChunkRecord;
@@ -97,6 +104,66 @@ pub struct BudgetReport {
     pub exact: bool,
 }
 
+/// Cuts the pruned `passages` (best first) to `budget` tokens by dropping their lowest-scoring
+/// sentences first (never the best one, which is cut at a sentence or word boundary if it
+/// alone is over the budget). Passages left without a sentence are dropped. Token counts are of
+/// each passage's joined text ([`PrunedPassage::text`]), as the model receives it.
+pub fn fit(
+    mut passages: Vec<PrunedPassage>,
+    budget: usize,
+    counter: &TokenCounter,
+) -> (Vec<PrunedPassage>, BudgetReport) {
+    let count = |p: &PrunedPassage| counter.count(&p.text());
+    let mut tokens: Vec<usize> = passages.iter().map(count).collect();
+    let mut report = BudgetReport {
+        tokens_in: tokens.iter().sum(),
+        exact: counter.is_exact(),
+        ..Default::default()
+    };
+    // (passage, sentence) of the overall best sentence: it is never dropped.
+    let best = passages
+        .iter()
+        .enumerate()
+        .flat_map(|(p, x)| {
+            x.sentences
+                .iter()
+                .enumerate()
+                .map(move |(s, k)| (p, s, k.score))
+        })
+        .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)))
+        .map(|(p, s, _)| (p, passages[p].sentences[s].order));
+    while tokens.iter().sum::<usize>() > budget {
+        // The lowest-scoring sentence that is not the best; later passages lose ties.
+        let worst = passages
+            .iter()
+            .enumerate()
+            .flat_map(|(p, x)| x.sentences.iter().map(move |k| (p, k.order, k.score)))
+            .filter(|(p, order, _)| Some((*p, *order)) != best)
+            .min_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)));
+        let Some((p, order, _)) = worst else {
+            // Only the best sentence is left and it is over the budget: cut it.
+            if let Some((p, _)) = best {
+                if let Some(s) = passages[p].sentences.first_mut() {
+                    let cut = cut_to_fit(&s.text, budget, counter);
+                    s.text.truncate(cut);
+                    report.cut_first = true;
+                }
+                tokens[p] = count(&passages[p]);
+            }
+            break;
+        };
+        passages[p].sentences.retain(|s| s.order != order);
+        tokens[p] = count(&passages[p]);
+        if passages[p].sentences.is_empty() {
+            tokens[p] = 0;
+        }
+    }
+    passages.retain(|p| !p.sentences.is_empty());
+    report.tokens_out = passages.iter().map(count).sum();
+    report.kept = passages.len();
+    (passages, report)
+}
+
 /// Keeps `chunks` (best first) while they fit `budget` tokens.
 pub fn enforce(
     chunks: Vec<ChunkRecord>,
@@ -168,6 +235,8 @@ mod tests {
             page_starts: vec![(0, 0)],
             first_page: 0,
             last_page: 0,
+            kind: crate::ingest::blocks::BlockKind::Body,
+            context: String::new(),
         }
     }
 

@@ -8,6 +8,7 @@ pub mod fusion;
 pub mod gate;
 pub mod pipeline;
 pub mod prune;
+pub mod query;
 pub mod rerank;
 pub mod router;
 

@@ -1,12 +1,16 @@
-//! Stage 4, the sentence pruner: keeps only the sentences of the budgeted chunks that bear on
-//! the question.
+//! Stage 3, the sentence pruner: keeps only the sentences of the ranked chunks that bear on
+//! the question, then the token budget ([`super::budget::fit`]) cuts them to size.
 //!
-//! Each chunk is split into sentences ([`crate::text::split_sentences`]); every sentence is
-//! embedded with e5 (`passage: ` prefix, as for chunks) and kept when its cosine with the
-//! question is at least the threshold, together with each chunk's first sentence (it usually
-//! names the topic). Kept sentences stay in their original order and each keeps the printed
-//! page it is on. Without the embedder, a sentence is kept when it contains a question term
-//! (BM25 idf weight > 0).
+//! Each chunk is split into sentences ([`chunk_sentences`]); each sentence is scored by the
+//! cosine of its e5 vector with the question's (vectors stored at ingest,
+//! [`crate::store::sentences`]; chunks stored without them are embedded on the spot) and kept
+//! when the cosine is at least the threshold. The best chunk always keeps its best sentence, so
+//! a question that passed the gate is never left without a quote. Kept sentences stay in
+//! reading order and each keeps the page it is on, so a citation names the page of the
+//! sentences that match, not the chunk's first page. Sentences a student should not be shown
+//! as an answer ([`is_quotable`]: questions, figure references, headings run into the text) are
+//! never kept. Without the embedder, a sentence is kept when it contains a question term (BM25
+//! idf weight > 0).
 
 use crate::embed::{cosine, Embedder};
 use crate::error::Result;
@@ -14,13 +18,61 @@ use crate::ingest::chunk::page_at;
 use crate::store::ChunkRecord;
 use crate::text::split_sentences;
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Default cosine threshold for multilingual-e5-small. e5's cosines are compressed into about
 /// 0.7–0.9 (its contrastive training temperature is 0.01, per the model card), so the 0.20 of
 /// models with spread-out scores keeps everything; this value was tuned with `vidya eval`
 /// (answer-sentence retention against context tokens on Biology 2e).
 pub const DEFAULT_THRESHOLD: f32 = 0.85;
+
+/// One sentence of a chunk: its byte offset in the chunk text and its text (line breaks made
+/// spaces, trimmed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkSentence {
+    /// Byte offset of the sentence in the chunk text.
+    pub start: usize,
+    /// The sentence.
+    pub text: String,
+}
+
+/// The sentences of a chunk's text, in order, empty ones left out. The stored sentence vectors
+/// follow this order (one vector per item).
+pub fn chunk_sentences(text: &str) -> Vec<ChunkSentence> {
+    split_sentences(text)
+        .into_iter()
+        .map(|s| ChunkSentence {
+            start: s.start,
+            text: s.slice(text).replace('\n', " ").trim().to_string(),
+        })
+        .filter(|s| !s.text.is_empty())
+        .collect()
+}
+
+/// True when `sentence` can be shown to a student as (part of) an answer: not a question
+/// ("What impact will this have on photosynthesis?"), not a pointer to a figure or table
+/// ("Figure 8.7 illustrates …", "(Figure 8.5):"), not a lead-in that ends with a colon, and not
+/// a fragment of fewer than four words (a heading run into the text).
+pub fn is_quotable(sentence: &str) -> bool {
+    let s = sentence.trim();
+    if s.ends_with('?') || s.ends_with(':') {
+        return false;
+    }
+    let starts_with_figure = [
+        "Figure ",
+        "Fig. ",
+        "Table ",
+        "(Figure ",
+        "[Image",
+        "See Figure ",
+    ]
+    .iter()
+    .any(|p| s.starts_with(p));
+    if starts_with_figure {
+        return false;
+    }
+    s.split_whitespace().count() >= 4
+}
 
 /// A sentence kept by the pruner.
 #[derive(Debug, Clone, Serialize)]
@@ -31,6 +83,8 @@ pub struct KeptSentence {
     pub page: usize,
     /// Position among its chunk's sentences.
     pub order: usize,
+    /// The chunk it is in (chunk ids follow reading order within a book).
+    pub chunk_id: i64,
     /// Cosine with the question (or summed idf of matched terms without the embedder).
     pub score: f32,
 }
@@ -49,6 +103,14 @@ impl PrunedPassage {
     pub fn text(&self) -> String {
         join(&self.sentences.iter().collect::<Vec<_>>())
     }
+
+    /// The best sentence score.
+    pub fn best(&self) -> f32 {
+        self.sentences
+            .iter()
+            .map(|s| s.score)
+            .fold(f32::MIN, f32::max)
+    }
 }
 
 /// Joins sentences in order, with " … " where sentences were left out between them.
@@ -56,11 +118,14 @@ pub fn join(sentences: &[&KeptSentence]) -> String {
     let mut out = String::new();
     for (i, s) in sentences.iter().enumerate() {
         if i > 0 {
-            out.push_str(if s.order == sentences[i - 1].order + 1 {
-                " "
-            } else {
-                " … "
-            });
+            let prev = sentences[i - 1];
+            out.push_str(
+                if s.chunk_id == prev.chunk_id && s.order == prev.order + 1 {
+                    " "
+                } else {
+                    " … "
+                },
+            );
         }
         out.push_str(&s.text);
     }
@@ -71,8 +136,10 @@ pub fn join(sentences: &[&KeptSentence]) -> String {
 pub enum Scorer<'a> {
     /// Cosine with the question's e5 vector.
     Dense {
-        /// The embedder.
+        /// Embeds the sentences of chunks that have no stored sentence vectors.
         embedder: &'a Embedder,
+        /// Stored sentence vectors by chunk id ([`chunk_sentences`] order).
+        stored: &'a HashMap<i64, Vec<Vec<f32>>>,
         /// The question's unit vector.
         query: &'a [f32],
         /// Keep at or above this cosine.
@@ -91,39 +158,52 @@ pub enum Scorer<'a> {
     KeepAll,
 }
 
-/// Prunes `chunks` with `scorer`. A chunk left with no sentence is dropped.
+/// Scores every sentence of `chunks` with `scorer`: one score per [`chunk_sentences`] item.
 ///
 /// Errors: the embedder failed.
-pub fn prune(chunks: Vec<ChunkRecord>, scorer: &Scorer<'_>) -> Result<Vec<PrunedPassage>> {
-    let mut pieces: Vec<Vec<KeptSentence>> = chunks
-        .iter()
-        .map(|c| {
-            split_sentences(&c.text)
-                .into_iter()
-                .enumerate()
-                .map(|(order, s)| KeptSentence {
-                    text: s.slice(&c.text).replace('\n', " ").trim().to_string(),
-                    page: page_at(&c.page_starts, s.start),
-                    order,
-                    score: 0.0,
-                })
-                .filter(|s| !s.text.is_empty())
-                .collect()
-        })
-        .collect();
-    let keep = |s: &KeptSentence, first: bool, threshold: f32| first || s.score >= threshold;
-    let threshold = match scorer {
+pub fn score_sentences(chunks: &[ChunkRecord], scorer: &Scorer<'_>) -> Result<Vec<Vec<f32>>> {
+    let sentences: Vec<Vec<ChunkSentence>> =
+        chunks.iter().map(|c| chunk_sentences(&c.text)).collect();
+    match scorer {
         Scorer::Dense {
             embedder,
+            stored,
             query,
-            threshold,
+            ..
         } => {
-            let all: Vec<&str> = pieces.iter().flatten().map(|s| s.text.as_str()).collect();
-            let vectors = embedder.embed_passages_batched(&all, &mut |_, _| {}, &|| true)?;
-            for (s, v) in pieces.iter_mut().flatten().zip(vectors) {
-                s.score = cosine(query, &v);
+            let mut scores: Vec<Option<Vec<f32>>> = chunks
+                .iter()
+                .zip(&sentences)
+                .map(|(c, s)| {
+                    stored
+                        .get(&c.id)
+                        .filter(|v| v.len() == s.len())
+                        .map(|v| v.iter().map(|v| cosine(query, v)).collect())
+                })
+                .collect();
+            let missing: Vec<&str> = scores
+                .iter()
+                .zip(&sentences)
+                .filter(|(sc, _)| sc.is_none())
+                .flat_map(|(_, s)| s.iter().map(|x| x.text.as_str()))
+                .collect();
+            if !missing.is_empty() {
+                let mut vectors = embedder
+                    .embed_passages_batched(&missing, &mut |_, _| {}, &|| true)?
+                    .into_iter();
+                for (sc, s) in scores.iter_mut().zip(&sentences) {
+                    if sc.is_none() {
+                        *sc = Some(
+                            vectors
+                                .by_ref()
+                                .take(s.len())
+                                .map(|v| cosine(query, &v))
+                                .collect(),
+                        );
+                    }
+                }
             }
-            *threshold
+            Ok(scores.into_iter().map(Option::unwrap_or_default).collect())
         }
         Scorer::Lexical {
             tokenizer,
@@ -131,25 +211,70 @@ pub fn prune(chunks: Vec<ChunkRecord>, scorer: &Scorer<'_>) -> Result<Vec<Pruned
             idf,
         } => {
             let q: HashSet<&str> = terms.iter().map(String::as_str).collect();
-            for s in pieces.iter_mut().flatten() {
-                let t: HashSet<String> = tokenizer.terms(&s.text).into_iter().collect();
-                s.score = t
-                    .iter()
-                    .filter(|t| q.contains(t.as_str()))
-                    .map(|t| idf(t))
-                    .sum();
-            }
-            f32::MIN_POSITIVE
+            Ok(sentences
+                .iter()
+                .map(|ss| {
+                    ss.iter()
+                        .map(|s| {
+                            let t: HashSet<String> = tokenizer.terms(&s.text).into_iter().collect();
+                            t.iter()
+                                .filter(|t| q.contains(t.as_str()))
+                                .map(|t| idf(t))
+                                .sum()
+                        })
+                        .collect()
+                })
+                .collect())
         }
-        Scorer::KeepAll => f32::MIN,
+        Scorer::KeepAll => Ok(sentences.iter().map(|s| vec![0.0; s.len()]).collect()),
+    }
+}
+
+/// Prunes `chunks` (best first) with `scorer`. A chunk left with no sentence is dropped; the
+/// first chunk keeps at least its best quotable sentence.
+///
+/// Errors: the embedder failed.
+pub fn prune(chunks: Vec<ChunkRecord>, scorer: &Scorer<'_>) -> Result<Vec<PrunedPassage>> {
+    let scores = score_sentences(&chunks, scorer)?;
+    let threshold = match scorer {
+        Scorer::Dense { threshold, .. } => Some(*threshold),
+        Scorer::Lexical { .. } => Some(f32::MIN_POSITIVE),
+        Scorer::KeepAll => None,
     };
     Ok(chunks
         .into_iter()
-        .zip(pieces)
-        .filter_map(|(chunk, sentences)| {
-            let sentences: Vec<KeptSentence> = sentences
+        .zip(scores)
+        .enumerate()
+        .filter_map(|(rank, (chunk, scores))| {
+            let all: Vec<KeptSentence> = chunk_sentences(&chunk.text)
                 .into_iter()
-                .filter(|s| keep(s, s.order == 0, threshold))
+                .zip(scores)
+                .enumerate()
+                .map(|(order, (s, score))| KeptSentence {
+                    page: page_at(&chunk.page_starts, s.start),
+                    text: s.text,
+                    order,
+                    chunk_id: chunk.id,
+                    score,
+                })
+                .collect();
+            let Some(threshold) = threshold else {
+                return (!all.is_empty()).then_some(PrunedPassage {
+                    chunk,
+                    sentences: all,
+                });
+            };
+            let best = all
+                .iter()
+                .filter(|s| is_quotable(&s.text))
+                .map(|s| s.order)
+                .max_by(|a, b| all[*a].score.total_cmp(&all[*b].score));
+            let sentences: Vec<KeptSentence> = all
+                .into_iter()
+                .filter(|s| {
+                    is_quotable(&s.text)
+                        && (s.score >= threshold || (rank == 0 && Some(s.order) == best))
+                })
                 .collect();
             (!sentences.is_empty()).then_some(PrunedPassage { chunk, sentences })
         })
@@ -160,11 +285,8 @@ pub fn prune(chunks: Vec<ChunkRecord>, scorer: &Scorer<'_>) -> Result<Vec<Pruned
 mod tests {
     use super::*;
 
-    #[test]
-    fn lexical_pruning_keeps_first_and_matching_sentences_with_pages() {
-        let text = "Cells need energy. Mitochondria make ATP by respiration. The sky is blue. Respiration uses oxygen.";
-        let second_page_at = text.find("The sky").unwrap();
-        let chunk = ChunkRecord {
+    fn chunk(text: &str, second_page_at: usize) -> ChunkRecord {
+        ChunkRecord {
             id: 1,
             book_id: 1,
             book_title: "B".into(),
@@ -173,12 +295,20 @@ mod tests {
             page_starts: vec![(0, 4), (second_page_at, 5)],
             first_page: 4,
             last_page: 5,
-        };
+            kind: crate::ingest::blocks::BlockKind::Body,
+            context: String::new(),
+        }
+    }
+
+    #[test]
+    fn lexical_pruning_keeps_matching_sentences_with_their_pages() {
+        let text = "Cells need a lot of energy. Mitochondria make ATP by cellular respiration. The sky is blue today. Respiration uses oxygen from the air.";
+        let c = chunk(text, text.find("The sky").unwrap());
         let tok = crate::text::Tokenizer::new();
         let terms = tok.terms("What does respiration make?");
         let idf = |_: &str| 1.0;
         let out = prune(
-            vec![chunk],
+            vec![c],
             &Scorer::Lexical {
                 tokenizer: &tok,
                 terms: &terms,
@@ -190,15 +320,77 @@ mod tests {
         assert_eq!(
             kept,
             vec![
-                "Cells need energy.",
-                "Mitochondria make ATP by respiration.",
-                "Respiration uses oxygen."
+                "Mitochondria make ATP by cellular respiration.",
+                "Respiration uses oxygen from the air."
             ]
         );
-        assert_eq!(out[0].sentences[2].page, 5);
+        assert_eq!(out[0].sentences[0].page, 4);
+        assert_eq!(
+            out[0].sentences[1].page, 5,
+            "the page of the sentence, not of the chunk"
+        );
         assert_eq!(
             out[0].text(),
-            "Cells need energy. Mitochondria make ATP by respiration. … Respiration uses oxygen."
+            "Mitochondria make ATP by cellular respiration. … Respiration uses oxygen from the air."
         );
+    }
+
+    #[test]
+    fn questions_figure_pointers_and_fragments_are_never_quoted() {
+        assert!(!is_quotable(
+            "What impact will this have on photosynthesis?"
+        ));
+        assert!(!is_quotable(
+            "Figure 8.7 illustrates the components inside the chloroplast."
+        ));
+        assert!(!is_quotable(
+            "The following is the chemical equation for photosynthesis (Figure 8.5):"
+        ));
+        assert!(!is_quotable("Absorption of Light"));
+        assert!(is_quotable(
+            "Chlorophyll a absorbs wavelengths from either end of the visible spectrum."
+        ));
+        // A lead question that matches the student's words well is still not quoted; the
+        // best quotable sentence of the top chunk is.
+        let text = "How can light energy be used to make food? Light energy is converted into chemical energy by photoautotrophs.";
+        let tok = crate::text::Tokenizer::new();
+        let terms = tok.terms("how is light energy used to make food");
+        let idf = |_: &str| 1.0;
+        let out = prune(
+            vec![chunk(text, text.len())],
+            &Scorer::Lexical {
+                tokenizer: &tok,
+                terms: &terms,
+                idf: &idf,
+            },
+        )
+        .unwrap();
+        assert_eq!(out[0].sentences.len(), 1);
+        assert!(out[0].sentences[0]
+            .text
+            .starts_with("Light energy is converted"));
+    }
+
+    #[test]
+    fn the_best_chunk_keeps_its_best_sentence_and_others_need_the_threshold() {
+        let tok = crate::text::Tokenizer::new();
+        let terms = tok.terms("zebra stripes");
+        let idf = |_: &str| 1.0;
+        let a = chunk(
+            "Nothing here matches the words at all. Another plain sentence is here.",
+            0,
+        );
+        let b = ChunkRecord { id: 2, ..a.clone() };
+        let out = prune(
+            vec![a, b],
+            &Scorer::Lexical {
+                tokenizer: &tok,
+                terms: &terms,
+                idf: &idf,
+            },
+        )
+        .unwrap();
+        assert_eq!(out.len(), 1, "only the first chunk keeps a sentence");
+        assert_eq!(out[0].sentences.len(), 1);
     }
 }

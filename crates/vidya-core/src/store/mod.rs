@@ -6,6 +6,7 @@
 
 pub mod conversations;
 pub mod schema;
+pub mod sentences;
 pub mod stats;
 pub mod vectors;
 
@@ -115,6 +116,13 @@ pub struct NewChunk {
     pub token_count: usize,
     /// Dense vector from [`NewBook::embedding_model`] (unit length), when one was computed.
     pub vector: Option<Vec<f32>>,
+    /// What kind of text it holds.
+    pub kind: crate::ingest::blocks::BlockKind,
+    /// The section it is in (empty when unknown).
+    pub context: String,
+    /// Unit vectors of its sentences ([`crate::retrieve::prune::chunk_sentences`] order) from
+    /// [`NewBook::embedding_model`], when computed.
+    pub sentence_vectors: Option<Vec<Vec<f32>>>,
 }
 
 /// Everything about one book, ready to be written in one transaction.
@@ -164,6 +172,10 @@ pub struct ChunkRecord {
     pub first_page: usize,
     /// Last page ordinal.
     pub last_page: usize,
+    /// What kind of text it holds.
+    pub kind: crate::ingest::blocks::BlockKind,
+    /// The section it is in (empty when unknown).
+    pub context: String,
 }
 
 /// A stored page's location.
@@ -422,7 +434,7 @@ impl Library {
         let mut chunk_ids = Vec::with_capacity(book.chunks.len());
         {
             let mut st = tx
-                .prepare("INSERT INTO chunks (book_id, chapter_id, ordinal, first_page, last_page, text, page_starts, terms, term_count, token_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+                .prepare("INSERT INTO chunks (book_id, chapter_id, ordinal, first_page, last_page, text, page_starts, terms, term_count, token_count, kind, context) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")
                 .map_err(err)?;
             for (i, c) in book.chunks.iter().enumerate() {
                 st.execute(params![
@@ -435,7 +447,9 @@ impl Library {
                     serde_json::to_string(&c.page_starts).unwrap_or_else(|_| "[]".into()),
                     c.terms.join(" "),
                     c.terms.len() as i64,
-                    c.token_count as i64
+                    c.token_count as i64,
+                    c.kind.as_str(),
+                    c.context
                 ])
                 .map_err(err)?;
                 chunk_ids.push(tx.last_insert_rowid());
@@ -452,7 +466,29 @@ impl Library {
                 }
             }
             drop(st);
+            let mut st = tx
+                .prepare(
+                    "INSERT INTO sentence_vectors (chunk_id, model, vectors) VALUES (?1, ?2, ?3)",
+                )
+                .map_err(err)?;
+            for (id, c) in chunk_ids.iter().zip(&book.chunks) {
+                if let Some(v) = &c.sentence_vectors {
+                    st.execute(params![id, model, sentences::encode(v)])
+                        .map_err(err)?;
+                }
+            }
+            drop(st);
             vectors::write_centroids(&tx, model, &chapter_ids).map_err(err)?;
+        }
+        {
+            let mut st = tx
+                .prepare("INSERT INTO vocabulary (book_id, word, count) VALUES (?1, ?2, ?3)")
+                .map_err(err)?;
+            let counts =
+                crate::text::vocabulary::word_counts(book.chunks.iter().map(|c| c.text.as_str()));
+            for (word, count) in counts {
+                st.execute(params![book_id, word, count]).map_err(err)?;
+            }
         }
         // Answers cached before this book existed may now be incomplete.
         tx.execute("DELETE FROM answer_cache", []).map_err(err)?;
@@ -554,7 +590,8 @@ impl Library {
     pub fn chunk(&self, id: i64) -> Result<Option<ChunkRecord>> {
         self.conn
             .query_row(
-                "SELECT c.id, c.book_id, b.title, ch.title, c.text, c.page_starts, c.first_page, c.last_page
+                "SELECT c.id, c.book_id, b.title, ch.title, c.text, c.page_starts, c.first_page, c.last_page,
+                        c.kind, c.context
                  FROM chunks c JOIN books b ON b.id = c.book_id JOIN chapters ch ON ch.id = c.chapter_id
                  WHERE c.id = ?1",
                 [id],
@@ -569,6 +606,8 @@ impl Library {
                         page_starts: serde_json::from_str(&starts).unwrap_or_default(),
                         first_page: r.get::<_, i64>(6)? as usize,
                         last_page: r.get::<_, i64>(7)? as usize,
+                        kind: crate::ingest::blocks::BlockKind::parse(&r.get::<_, String>(8)?),
+                        context: r.get(9)?,
                     })
                 },
             )

@@ -116,6 +116,26 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE turns ADD COLUMN context_tokens INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE turns ADD COLUMN page_tokens INTEGER NOT NULL DEFAULT 0;
     "#,
+    // v5: what kind of text a chunk holds (`body`, or boilerplate such as `objectives`,
+    // `figure`, `summary`: see `ingest::blocks`) and the section it is in; per-sentence vectors
+    // of each chunk for the sentence pruner and the rescoring stage (`store::sentences`); each
+    // book's words with their counts, for correcting misspelt questions (`retrieve::query`).
+    // Chunks stored before v5 read as body text without a section until re-indexed.
+    r#"
+    ALTER TABLE chunks ADD COLUMN kind TEXT NOT NULL DEFAULT 'body';
+    ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';
+    CREATE TABLE sentence_vectors (
+        chunk_id  INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+        model     TEXT NOT NULL,
+        vectors   BLOB NOT NULL
+    );
+    CREATE TABLE vocabulary (
+        book_id  INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+        word     TEXT NOT NULL,
+        count    INTEGER NOT NULL,
+        PRIMARY KEY (book_id, word)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -43,7 +43,7 @@ pub fn centroid<'a>(vectors: impl IntoIterator<Item = &'a [f32]>) -> Option<Vec<
     })
 }
 
-/// Where a chunk sits: its book and chapter.
+/// Where a chunk sits: its book and chapter, and what kind of text it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkLocation {
     /// Chunk id.
@@ -52,6 +52,8 @@ pub struct ChunkLocation {
     pub book_id: i64,
     /// Chapter id.
     pub chapter_id: i64,
+    /// Body text or a kind of boilerplate.
+    pub kind: crate::ingest::blocks::BlockKind,
 }
 
 /// A chapter with its centroid vector.
@@ -76,7 +78,7 @@ impl Library {
     pub fn chunk_locations(&self) -> Result<Vec<ChunkLocation>> {
         let mut st = self
             .conn
-            .prepare("SELECT id, book_id, chapter_id FROM chunks ORDER BY id")
+            .prepare("SELECT id, book_id, chapter_id, kind FROM chunks ORDER BY id")
             .map_err(|e| self.db_err(e))?;
         let rows = st
             .query_map([], |r| {
@@ -84,6 +86,7 @@ impl Library {
                     chunk_id: r.get(0)?,
                     book_id: r.get(1)?,
                     chapter_id: r.get(2)?,
+                    kind: crate::ingest::blocks::BlockKind::parse(&r.get::<_, String>(3)?),
                 })
             })
             .map_err(|e| self.db_err(e))?;
@@ -91,18 +94,25 @@ impl Library {
             .map_err(|e| self.db_err(e))
     }
 
-    /// Chunks that have no vector from `model`, as `(id, text)` in id order.
+    /// Chunks that have no vector from `model`, as `(id, text the embedder reads)` in id
+    /// order (the text with its section, [`crate::ingest::chunk::indexed_text`]).
     pub fn chunks_without_vectors(&self, model: &str) -> Result<Vec<(i64, String)>> {
         let mut st = self
             .conn
             .prepare(
-                "SELECT c.id, c.text FROM chunks c
+                "SELECT c.id, c.text, c.context FROM chunks c
                  LEFT JOIN chunk_vectors v ON v.chunk_id = c.id AND v.model = ?1
                  WHERE v.chunk_id IS NULL ORDER BY c.id",
             )
             .map_err(|e| self.db_err(e))?;
         let rows = st
-            .query_map([model], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_map([model], |r| {
+                let (text, context): (String, String) = (r.get(1)?, r.get(2)?);
+                Ok((
+                    r.get(0)?,
+                    crate::ingest::chunk::indexed_text(&context, &text).into_owned(),
+                ))
+            })
             .map_err(|e| self.db_err(e))?;
         rows.collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| self.db_err(e))
@@ -240,7 +250,9 @@ impl Library {
     /// Deletes every stored vector (chunks and chapters), for a full reindex.
     pub fn delete_vectors(&mut self) -> Result<()> {
         self.conn
-            .execute_batch("DELETE FROM chunk_vectors; DELETE FROM chapter_vectors;")
+            .execute_batch(
+                "DELETE FROM chunk_vectors; DELETE FROM chapter_vectors; DELETE FROM sentence_vectors;",
+            )
             .map_err(|e| self.db_err(e))
     }
 

@@ -7,6 +7,7 @@ pub mod repair;
 pub mod script;
 pub mod sentences;
 pub mod tokenize;
+pub mod vocabulary;
 
 pub use normalize::normalize;
 pub use sentences::split_sentences;

@@ -69,6 +69,21 @@ pub fn is_indic_digit(c: char) -> bool {
     c.is_numeric() && brahmic(c)
 }
 
+/// Share of the letters of `text` written in an Indian (Brahmic) script, 0..=1 (0 for text
+/// without letters).
+pub fn indic_share(text: &str) -> f32 {
+    let (mut letters, mut indic) = (0usize, 0usize);
+    for c in text.chars().filter(|c| c.is_alphabetic()) {
+        letters += 1;
+        indic += is_indic(c) as usize;
+    }
+    if letters == 0 {
+        0.0
+    } else {
+        indic as f32 / letters as f32
+    }
+}
+
 /// Guesses the language of `text` as an ISO 639-1 code: `en`, `hi`, `mr`, `kn`, `te`, `ta`,
 /// or `und` when no Vidya script dominates (fewer than 20 letters, or mostly other scripts).
 pub fn detect_language(text: &str) -> &'static str {

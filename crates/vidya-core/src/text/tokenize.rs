@@ -77,6 +77,8 @@ impl Tokenizer {
                 if term.chars().count() < 2 {
                     continue;
                 }
+                // The stemmer knows the ASCII apostrophe of "Newton's", not the typeset ’.
+                let term = term.replace('’', "'");
                 out.push(self.stemmer.stem(&term).into_owned());
             } else {
                 out.push(term);
@@ -91,13 +93,25 @@ impl Tokenizer {
     }
 }
 
+/// True when `word` (lower case, NFC) is one of the tokenizer's stop words.
+pub fn is_stop_word(word: &str) -> bool {
+    stop_words().contains(word)
+}
+
 /// Folds Devanagari spelling variants that books and students use interchangeably: the nukta
 /// (U+093C) is dropped ("ज़रूरी" and "जरूरी", "फ़ोटो" and "फोटो" match) and candrabindu
 /// (U+0901) becomes anusvara (U+0902) ("पाँच" and "पांच" match), as in the Hindi
 /// normalisation of the Indic NLP Library (Kunchukuttan 2020). Terms without either come back
 /// borrowed. Used on document and query terms alike, and on terms stored before this folding
-/// existed (when the BM25 index is loaded).
+/// existed (when the BM25 index is loaded). A possessive `’s`/`'s` left on a stored term is
+/// dropped too ("newton’s" → "newton").
 pub fn fold_variants(term: &str) -> std::borrow::Cow<'_, str> {
+    // A possessive stored before the tokenizer read typeset apostrophes ("newton’s").
+    if let Some(stem) = term.strip_suffix("’s").or_else(|| term.strip_suffix("'s")) {
+        if !stem.is_empty() {
+            return std::borrow::Cow::Owned(stem.to_string());
+        }
+    }
     if !term.contains(['\u{093C}', '\u{0901}']) {
         return std::borrow::Cow::Borrowed(term);
     }
@@ -140,6 +154,18 @@ mod tests {
         assert_eq!(
             t.terms("What happens in the light-dependent reactions?"),
             vec!["happen", "light", "depend", "reaction"]
+        );
+    }
+
+    #[test]
+    fn typeset_possessives_stem_like_typed_ones() {
+        let t = Tokenizer::new();
+        assert_eq!(t.terms("Newton’s first law"), t.terms("newtons first law"));
+        assert_eq!(t.terms("Newton's"), vec!["newton"]);
+        assert_eq!(
+            fold_variants("newton’s"),
+            "newton",
+            "a term stored before the fix"
         );
     }
 

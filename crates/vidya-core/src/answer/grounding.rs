@@ -1,0 +1,525 @@
+//! Citations attached by Vidya, not by trust: every sentence of the model's answer is matched
+//! to the source sentences that support it.
+//!
+//! Small models (0.5B–3B) drop `[n]` markers, cite the wrong source, and fill gaps from their
+//! own memory. [`ground`] checks each answer sentence against the sentences of the sources the
+//! model was given:
+//! - **lexical support**: the share of the sentence's content terms (the BM25 tokenizer's
+//!   stemmed terms, stop words left out) found in one source;
+//! - **embedding support**: the best cosine between the sentence and one source sentence, both
+//!   embedded as `passage: ` with the bundled multilingual-e5-small, which also compares a
+//!   Hindi answer with English sources;
+//! - **numbers and named terms must match**: a number in the sentence ("46 chromosomes",
+//!   "3 × 10^8") must appear in the source, and so must a capitalised name the sources use
+//!   nowhere ("Einstein" in an answer about Newton's laws).
+//!
+//! A sentence with support keeps the model's `[n]` when that source supports it about as well
+//! as the best source does, and otherwise gets the `[n]` of its best source. A sentence without support in any source is removed and
+//! listed in the trace ([`Grounding::removed`]). Questions (a Socratic answer's guiding
+//! questions, a quiz's questions) and short labels ("Answer key:") are not statements of fact
+//! and are kept as written. A sentence that cannot be checked (another script than the
+//! sources and no embedder) is kept uncited and counted, and only then does the student see
+//! the "check it against the pages" warning.
+//!
+//! Thresholds were chosen on real answers of Qwen2.5-0.5B-Instruct over the dev split of
+//! `tests/eval` (`vidya eval --answers`): supported sentences copy or paraphrase a source
+//! sentence (lexical ≥ 0.6, or e5 cosine ≥ 0.88 with lexical ≥ 0.25); invented ones rarely
+//! reach either.
+
+use super::Citation;
+use crate::embed::{cosine, Embedder};
+use crate::error::Result;
+use crate::text::script::{script_of, Script};
+use crate::text::{split_sentences, Tokenizer};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+/// Lexical support at or above which a same-script sentence is supported on its words alone.
+pub const LEXICAL_SUPPORT: f32 = 0.6;
+/// Embedding support at or above which a sentence sharing at least [`MIN_LEXICAL`] of its
+/// terms with the source is supported.
+pub const DENSE_SUPPORT: f32 = 0.88;
+/// The least lexical support that the embedding can complete.
+pub const MIN_LEXICAL: f32 = 0.25;
+/// Embedding support for a sentence in another script than its sources (a Hindi answer from
+/// English sources), where words cannot be compared.
+pub const CROSS_SCRIPT_SUPPORT: f32 = 0.86;
+
+/// What the check decided about one answer sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Supported by a source; cited with it.
+    Supported,
+    /// Not supported by any source: removed.
+    Removed,
+    /// A question or a label, not a statement of fact: kept as written.
+    NotAFact,
+    /// Could not be checked (no embedder for another script): kept, uncited.
+    Unchecked,
+}
+
+/// One sentence of the model's answer with its check.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CheckedSentence {
+    /// The sentence without citation marks.
+    pub text: String,
+    /// Sources the model cited for it.
+    pub cited_by_model: Vec<usize>,
+    /// Sources cited after the check.
+    pub cited: Vec<usize>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Best lexical support (0..=1).
+    pub lexical: f32,
+    /// Best embedding support, when embedded.
+    pub dense: Option<f32>,
+    /// Numbers or names in the sentence that no source has.
+    pub missing: Vec<String>,
+    /// True when the sentence starts a new line in the answer.
+    pub new_line: bool,
+}
+
+/// The checked answer.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Grounding {
+    /// The answer's sentences in order.
+    pub sentences: Vec<CheckedSentence>,
+}
+
+impl Grounding {
+    /// The answer the student sees: kept sentences with their citations, removed ones left out.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for s in self
+            .sentences
+            .iter()
+            .filter(|s| s.verdict != Verdict::Removed)
+        {
+            if !out.is_empty() {
+                out.push(if s.new_line { '\n' } else { ' ' });
+            }
+            out.push_str(&s.text);
+            if !s.cited.is_empty() {
+                let list: Vec<String> = s.cited.iter().map(|n| n.to_string()).collect();
+                let at = out.trim_end_matches(['.', '।', '!']).len();
+                let tail = out[at..].to_string();
+                out.truncate(at);
+                out.push_str(&format!(" [{}]{tail}", list.join(", ")));
+            }
+        }
+        out.trim().to_string()
+    }
+
+    /// The removed sentences (facts no source supports).
+    pub fn removed(&self) -> Vec<String> {
+        self.sentences
+            .iter()
+            .filter(|s| s.verdict == Verdict::Removed)
+            .map(|s| s.text.clone())
+            .collect()
+    }
+
+    /// Supported sentences.
+    pub fn supported(&self) -> usize {
+        self.count(Verdict::Supported)
+    }
+
+    /// Sentences that could not be checked.
+    pub fn unchecked(&self) -> usize {
+        self.count(Verdict::Unchecked)
+    }
+
+    /// Supported sentences whose citation Vidya added (the model gave none).
+    pub fn attached(&self) -> usize {
+        self.sentences
+            .iter()
+            .filter(|s| s.verdict == Verdict::Supported && s.cited_by_model.is_empty())
+            .count()
+    }
+
+    /// Supported sentences whose model citation was replaced by a supporting source.
+    pub fn corrected(&self) -> usize {
+        self.sentences
+            .iter()
+            .filter(|s| {
+                s.verdict == Verdict::Supported
+                    && !s.cited_by_model.is_empty()
+                    && !s.cited.iter().all(|n| s.cited_by_model.contains(n))
+            })
+            .count()
+    }
+
+    fn count(&self, v: Verdict) -> usize {
+        self.sentences.iter().filter(|s| s.verdict == v).count()
+    }
+}
+
+fn marks_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"\s*\[([0-9][0-9,\s\-–]*)\]").expect("valid regex"))
+}
+
+fn numbers_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"\d+(?:[.,]\d+)?").expect("valid regex"))
+}
+
+/// `text` without `[n]` marks.
+pub fn without_marks(text: &str) -> String {
+    strip_marks(text).0
+}
+
+/// The sentence without `[n]` marks, and the numbers it cited.
+fn strip_marks(s: &str) -> (String, Vec<usize>) {
+    let mut cited = Vec::new();
+    for c in marks_re().captures_iter(s) {
+        for part in c[1].split([',', ' ']) {
+            let part = part.trim();
+            if let Some((a, b)) = part.split_once(['-', '–']) {
+                if let (Ok(a), Ok(b)) = (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
+                    if b >= a && b - a <= 10 {
+                        cited.extend(a..=b);
+                    }
+                }
+            } else if let Ok(n) = part.parse::<usize>() {
+                cited.push(n);
+            }
+        }
+    }
+    cited.sort_unstable();
+    cited.dedup();
+    let text = marks_re().replace_all(s, "").trim().to_string();
+    // "… light [1]." leaves "… light ." : close the gap before the stop.
+    let text = text.replace(" .", ".").replace(" ।", "।");
+    (text, cited)
+}
+
+fn main_script(s: &str) -> Option<Script> {
+    let mut counts: std::collections::HashMap<Script, usize> = Default::default();
+    for c in s.chars().filter(|c| c.is_alphabetic()) {
+        *counts.entry(script_of(c)).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .filter(|(s, _)| *s != Script::Other)
+        .max_by_key(|(_, n)| *n)
+        .map(|(s, _)| s)
+}
+
+/// Capitalised words not at the start of the sentence (names, named terms), lower-cased.
+fn names(s: &str) -> Vec<String> {
+    s.split_whitespace()
+        .skip(1)
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| {
+            w.len() > 2
+                && w.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && w.chars().skip(1).any(|c| c.is_ascii_lowercase())
+        })
+        .map(str::to_lowercase)
+        .collect()
+}
+
+struct Source {
+    n: usize,
+    terms: HashSet<String>,
+    lower: String,
+    numbers: HashSet<String>,
+    sentences: Vec<String>,
+    script: Option<Script>,
+}
+
+/// Checks `answer` (already cleaned by the post-checks) against the `sources` the model was
+/// given. `embedder`: the bundled e5 embedder, when installed (without it only lexical
+/// support is measured and sentences in another script than the sources stay unchecked).
+///
+/// Errors: the embedder failed.
+pub fn ground(
+    answer: &str,
+    sources: &[Citation],
+    embedder: Option<&Embedder>,
+    tokenizer: &Tokenizer,
+) -> Result<Grounding> {
+    let srcs: Vec<Source> = sources
+        .iter()
+        .map(|c| Source {
+            n: c.n,
+            terms: tokenizer.terms(&c.text).into_iter().collect(),
+            lower: c.text.to_lowercase(),
+            numbers: numbers_re()
+                .find_iter(&c.text)
+                .map(|m| m.as_str().replace(',', ""))
+                .collect(),
+            sentences: split_sentences(&c.text)
+                .iter()
+                .map(|s| s.slice(&c.text).trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            script: main_script(&c.text),
+        })
+        .collect();
+    // Answer sentences, line by line; a fragment of marks only belongs to the sentence before.
+    let mut sentences: Vec<CheckedSentence> = Vec::new();
+    for line in answer.lines() {
+        let mut first = true;
+        for span in split_sentences(line) {
+            let (text, cited) = strip_marks(span.slice(line));
+            if !text.chars().any(char::is_alphanumeric) {
+                if let Some(prev) = sentences.last_mut() {
+                    prev.cited_by_model.extend(cited);
+                }
+                continue;
+            }
+            sentences.push(CheckedSentence {
+                text,
+                cited_by_model: cited,
+                cited: Vec::new(),
+                verdict: Verdict::Removed,
+                lexical: 0.0,
+                dense: None,
+                missing: Vec::new(),
+                new_line: first && !sentences.is_empty(),
+            });
+            first = false;
+        }
+    }
+    // Embeddings of the facts to check and of every source sentence, in one batch.
+    let is_fact = |s: &CheckedSentence| {
+        let t = s.text.trim();
+        !(t.ends_with('?') || t.ends_with(':') || t.split_whitespace().count() < 3)
+    };
+    let facts: Vec<usize> = (0..sentences.len())
+        .filter(|i| is_fact(&sentences[*i]))
+        .collect();
+    let vectors = match embedder {
+        Some(e) if !facts.is_empty() => {
+            let mut texts: Vec<&str> = facts.iter().map(|i| sentences[*i].text.as_str()).collect();
+            texts.extend(
+                srcs.iter()
+                    .flat_map(|s| s.sentences.iter().map(String::as_str)),
+            );
+            Some(e.embed_passages(&texts)?)
+        }
+        _ => None,
+    };
+    let source_vectors: Vec<&[Vec<f32>]> = match &vectors {
+        Some(v) => {
+            let mut at = facts.len();
+            srcs.iter()
+                .map(|s| {
+                    let part = &v[at..at + s.sentences.len()];
+                    at += s.sentences.len();
+                    part
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    let all_names: HashSet<String> = srcs
+        .iter()
+        .flat_map(|s| {
+            s.lower
+                .split(|c: char| !c.is_alphanumeric())
+                .map(str::to_string)
+        })
+        .collect();
+    for (k, &i) in facts.iter().enumerate() {
+        let s = &mut sentences[i];
+        let terms: HashSet<String> = tokenizer.terms(&s.text).into_iter().collect();
+        let script = main_script(&s.text);
+        let numbers: Vec<String> = numbers_re()
+            .find_iter(&s.text)
+            .map(|m| m.as_str().replace(',', ""))
+            .collect();
+        // Per source: (lexical, dense, numbers all present).
+        let scored: Vec<(usize, f32, Option<f32>, bool)> = srcs
+            .iter()
+            .enumerate()
+            .map(|(j, src)| {
+                let lexical = if terms.is_empty() {
+                    0.0
+                } else {
+                    terms.iter().filter(|t| src.terms.contains(*t)).count() as f32
+                        / terms.len() as f32
+                };
+                let dense = vectors.as_ref().map(|v| {
+                    source_vectors[j]
+                        .iter()
+                        .map(|sv| cosine(&v[k], sv))
+                        .fold(f32::MIN, f32::max)
+                });
+                let numbers_ok = numbers.iter().all(|n| src.numbers.contains(n));
+                (j, lexical, dense, numbers_ok)
+            })
+            .collect();
+        let same_script = |j: usize| script.is_none() || srcs[j].script == script;
+        let supports = |&(j, lexical, dense, numbers_ok): &(usize, f32, Option<f32>, bool)| {
+            numbers_ok
+                && if same_script(j) {
+                    lexical >= LEXICAL_SUPPORT
+                        || dense.is_some_and(|d| d >= DENSE_SUPPORT && lexical >= MIN_LEXICAL)
+                } else {
+                    dense.is_some_and(|d| d >= CROSS_SCRIPT_SUPPORT)
+                }
+        };
+        let strength = |&(_, lexical, dense, _): &(usize, f32, Option<f32>, bool)| {
+            lexical + dense.unwrap_or(0.0)
+        };
+        s.lexical = scored.iter().map(|x| x.1).fold(0.0, f32::max);
+        s.dense = scored.iter().filter_map(|x| x.2).reduce(f32::max);
+        let missing_names: Vec<String> = if script == Some(Script::Latin) {
+            names(&s.text)
+                .into_iter()
+                .filter(|n| !all_names.contains(n))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let best = scored
+            .iter()
+            .filter(|x| supports(x))
+            .max_by(|a, b| strength(a).total_cmp(&strength(b)));
+        match best {
+            Some(b) if missing_names.is_empty() => {
+                s.verdict = Verdict::Supported;
+                // The model's citation stands when that source supports the sentence nearly as
+                // well as the best one does.
+                let model_ok: Vec<usize> = s
+                    .cited_by_model
+                    .iter()
+                    .copied()
+                    .filter(|n| {
+                        scored.iter().any(|x| {
+                            srcs[x.0].n == *n && supports(x) && strength(x) >= strength(b) - 0.25
+                        })
+                    })
+                    .collect();
+                s.cited = if model_ok.is_empty() {
+                    vec![srcs[b.0].n]
+                } else {
+                    model_ok
+                };
+            }
+            _ => {
+                let cross = srcs
+                    .iter()
+                    .all(|src| script.is_some() && src.script != script);
+                if cross && vectors.is_none() {
+                    s.verdict = Verdict::Unchecked;
+                } else {
+                    s.verdict = Verdict::Removed;
+                    s.missing = missing_names;
+                    s.missing.extend(
+                        numbers
+                            .iter()
+                            .filter(|n| !srcs.iter().any(|src| src.numbers.contains(*n)))
+                            .cloned(),
+                    );
+                }
+            }
+        }
+    }
+    for s in sentences.iter_mut() {
+        if !is_fact(s) {
+            s.verdict = Verdict::NotAFact;
+            s.cited = s
+                .cited_by_model
+                .iter()
+                .copied()
+                .filter(|n| srcs.iter().any(|src| src.n == *n))
+                .collect();
+        }
+    }
+    Ok(Grounding { sentences })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(n: usize, text: &str) -> Citation {
+        Citation {
+            n,
+            book: "Biology 2e".into(),
+            chapter: "Chapter 8".into(),
+            file: "ch08.pdf".into(),
+            pdf_page: 6,
+            page_label: "157".into(),
+            text: text.into(),
+            book_id: 1,
+            page: 5,
+        }
+    }
+
+    #[test]
+    fn uncited_supported_sentences_get_their_source_and_invented_ones_go() {
+        let sources = [
+            source(1, "Chlorophyll a absorbs wavelengths from either end of the visible spectrum (blue and red), but not green. Because green is reflected or transmitted, chlorophyll appears green."),
+            source(2, "Carotenoids absorb in the short-wavelength blue region, and reflect the longer yellow, red, and orange wavelengths."),
+        ];
+        let tok = Tokenizer::new();
+        let g = ground(
+            "Chlorophyll looks green because green light is reflected. Carotenoids reflect yellow, red and orange wavelengths [1]. Leaves were first studied by Aristotle in 350 BC.",
+            &sources,
+            None,
+            &tok,
+        )
+        .unwrap();
+        let v: Vec<Verdict> = g.sentences.iter().map(|s| s.verdict).collect();
+        assert_eq!(
+            v,
+            vec![Verdict::Supported, Verdict::Supported, Verdict::Removed]
+        );
+        assert_eq!(g.sentences[0].cited, vec![1], "attached");
+        assert_eq!(
+            g.sentences[1].cited,
+            vec![2],
+            "the wrong [1] is corrected to [2]"
+        );
+        assert!(g.sentences[2].missing.contains(&"aristotle".to_string()));
+        assert!(g.sentences[2].missing.contains(&"350".to_string()));
+        assert_eq!((g.attached(), g.corrected(), g.removed().len()), (1, 1, 1));
+        assert_eq!(
+            g.text(),
+            "Chlorophyll looks green because green light is reflected [1]. Carotenoids reflect yellow, red and orange wavelengths [2]."
+        );
+    }
+
+    #[test]
+    fn numbers_must_match_and_questions_are_kept() {
+        let sources = [source(
+            1,
+            "Humans have 23 pairs of chromosomes, 46 in all, in each body cell.",
+        )];
+        let tok = Tokenizer::new();
+        let g = ground(
+            "Each human body cell has 48 chromosomes.\nWhat do you think a pair means?\nEach human body cell has 46 chromosomes [1].",
+            &sources,
+            None,
+            &tok,
+        )
+        .unwrap();
+        let v: Vec<Verdict> = g.sentences.iter().map(|s| s.verdict).collect();
+        assert_eq!(
+            v,
+            vec![Verdict::Removed, Verdict::NotAFact, Verdict::Supported]
+        );
+        assert_eq!(
+            g.text(),
+            "What do you think a pair means?\nEach human body cell has 46 chromosomes [1]."
+        );
+    }
+
+    #[test]
+    fn another_script_without_embedder_is_unchecked_not_removed() {
+        let sources = [source(1, "Photosynthesis takes place in the chloroplast.")];
+        let tok = Tokenizer::new();
+        let g = ground("प्रकाश संश्लेषण हरित लवक में होता है।", &sources, None, &tok).unwrap();
+        assert_eq!(g.sentences[0].verdict, Verdict::Unchecked);
+        assert_eq!(g.unchecked(), 1);
+        assert_eq!(g.text(), "प्रकाश संश्लेषण हरित लवक में होता है।");
+    }
+}

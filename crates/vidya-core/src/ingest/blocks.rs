@@ -1,0 +1,394 @@
+//! Block kinds: which paragraphs of a chapter are running text (the textbook's explanation)
+//! and which are the boilerplate around it, and which section each paragraph belongs to.
+//!
+//! Textbooks wrap their running text in material that shares its words but rarely answers a
+//! student's question: learning objectives ("By the end of this section, you will be able
+//! to…"), figure captions and image descriptions, "Link to Learning" and "Visual Connection"
+//! boxes, key-term lists and key-equation tables, section summaries that repeat the body, and
+//! end-of-chapter questions. Vidya stores all of it (a student may ask for a summary or a
+//! figure) but marks each chunk with its [`BlockKind`], so retrieval ranks the body first
+//! ([`crate::retrieve::pipeline`]) and quotes boilerplate only when nothing in the body
+//! answers.
+//!
+//! The classifier reads a chapter's paragraphs in order. A heading (a one-line paragraph of at
+//! most [`MAX_HEADING_WORDS`] words, starting with a capital letter or a section number,
+//! without sentence punctuation at its end or a formula in it) is not text to quote: it names
+//! the section for the paragraphs after it ([`Classifier::context`]) and may open a
+//! boilerplate region, which the next ordinary heading closes. The heading names are those of
+//! OpenStax books (their CNXML `note` titles and section headings) and NCERT books ("What you
+//! have learnt", "Exercises", "Activity"); a book without them is all body text, as before.
+
+use serde::{Deserialize, Serialize};
+
+/// Longest heading, in words.
+pub const MAX_HEADING_WORDS: usize = 14;
+
+/// What a block of text is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockKind {
+    /// Running text: explanations, worked examples, "Everyday Connection" boxes.
+    #[default]
+    Body,
+    /// Learning objectives.
+    Objectives,
+    /// A figure caption or an image's description, or a table's label.
+    Figure,
+    /// A box that points elsewhere or asks about a figure ("Link to Learning", "Visual
+    /// Connection").
+    Aside,
+    /// Review, critical-thinking and end-of-chapter questions, exercises, activities.
+    Exercise,
+    /// A section or chapter summary.
+    Summary,
+    /// Key terms, glossaries and key-equation tables.
+    KeyTerms,
+}
+
+impl BlockKind {
+    /// The name stored in the library (`body`, `objectives`, `figure`, `aside`, `exercise`,
+    /// `summary`, `key_terms`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Body => "body",
+            Self::Objectives => "objectives",
+            Self::Figure => "figure",
+            Self::Aside => "aside",
+            Self::Exercise => "exercise",
+            Self::Summary => "summary",
+            Self::KeyTerms => "key_terms",
+        }
+    }
+
+    /// Parses a stored name; anything unknown is body text (libraries stored before kinds
+    /// existed).
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "objectives" => Self::Objectives,
+            "figure" => Self::Figure,
+            "aside" => Self::Aside,
+            "exercise" => Self::Exercise,
+            "summary" => Self::Summary,
+            "key_terms" => Self::KeyTerms,
+            _ => Self::Body,
+        }
+    }
+}
+
+/// Heading names (lower case, without a trailing colon) that open a boilerplate region.
+const REGION_HEADINGS: &[(&str, BlockKind)] = &[
+    ("learning objectives", BlockKind::Objectives),
+    ("section learning objectives", BlockKind::Objectives),
+    ("learning outcomes", BlockKind::Objectives),
+    ("objectives", BlockKind::Objectives),
+    ("link to learning", BlockKind::Aside),
+    ("visual connection", BlockKind::Aside),
+    ("watch physics", BlockKind::Aside),
+    ("virtual physics", BlockKind::Aside),
+    ("section summary", BlockKind::Summary),
+    ("chapter summary", BlockKind::Summary),
+    ("summary", BlockKind::Summary),
+    ("what you have learnt", BlockKind::Summary),
+    ("what you have learned", BlockKind::Summary),
+    ("key concepts", BlockKind::Summary),
+    ("key terms", BlockKind::KeyTerms),
+    ("section key terms", BlockKind::KeyTerms),
+    ("key equations", BlockKind::KeyTerms),
+    ("glossary", BlockKind::KeyTerms),
+    ("review questions", BlockKind::Exercise),
+    ("critical thinking questions", BlockKind::Exercise),
+    ("visual connection questions", BlockKind::Exercise),
+    ("check your understanding", BlockKind::Exercise),
+    ("practice problems", BlockKind::Exercise),
+    ("test prep", BlockKind::Exercise),
+    ("performance task", BlockKind::Exercise),
+    ("exercises", BlockKind::Exercise),
+    ("exercise", BlockKind::Exercise),
+    ("questions", BlockKind::Exercise),
+    ("think and act", BlockKind::Exercise),
+];
+
+/// True when `p` (one paragraph, already joined into one line) reads as a heading.
+/// `single_line`: the paragraph was one line of the page.
+pub fn is_heading(p: &str, single_line: bool) -> bool {
+    let p = p.trim();
+    if !single_line || p.is_empty() {
+        return false;
+    }
+    let words = p.split_whitespace().count();
+    if words > MAX_HEADING_WORDS {
+        return false;
+    }
+    let first = p.chars().next().unwrap_or(' ');
+    let numbered = section_number(p).is_some();
+    if !(first.is_uppercase() || numbered) {
+        return false;
+    }
+    // Bullets and list items are text; "1. Observation" is a list item, "8.2 The …" a section.
+    if !numbered && (first.is_ascii_digit() || matches!(first, '•' | '◦' | '▪' | '–' | '*' | '['))
+    {
+        return false;
+    }
+    if p.ends_with(['.', ',', ';', ':', '!']) && !p.ends_with("etc.") {
+        return false;
+    }
+    // A formula, a table row, a credit line ("NASA/GSFC/NOAA/USGS)") is not a heading.
+    if p.contains(['=', '|', '+', '×', '÷', '<', '>', '^', '√', '/']) {
+        return false;
+    }
+    if p.matches('(').count() != p.matches(')').count() {
+        return false;
+    }
+    let letters = p.chars().filter(|c| c.is_alphabetic()).count();
+    let visible = p.chars().filter(|c| !c.is_whitespace()).count();
+    letters * 10 >= visible * 6 && !is_caption_start(p)
+}
+
+/// The section number of a numbered heading ("8.2 The Light-Dependent Reactions" → "8.2").
+pub fn section_number(p: &str) -> Option<&str> {
+    let end = p.find(char::is_whitespace)?;
+    let (num, rest) = (&p[..end], p[end..].trim_start());
+    let parts: Vec<&str> = num.split('.').collect();
+    let ok = parts.len() >= 2
+        && parts
+            .iter()
+            .all(|x| !x.is_empty() && x.len() <= 3 && x.chars().all(|c| c.is_ascii_digit()))
+        && rest.chars().next().is_some_and(char::is_uppercase);
+    ok.then_some(num)
+}
+
+/// True for a paragraph that starts a figure or table caption ("Figure 8.6 …", "Fig. 2.1",
+/// "Table 5.1") or an image description ("[Image omitted: …]").
+pub fn is_caption_start(p: &str) -> bool {
+    let p = p.trim_start();
+    if p.starts_with("[Image") {
+        return true;
+    }
+    for label in ["Figure ", "Fig. ", "Table ", "Chart "] {
+        if let Some(rest) = p.strip_prefix(label) {
+            return rest.chars().next().is_some_and(|c| c.is_ascii_digit());
+        }
+    }
+    false
+}
+
+/// The classifier's state over one chapter.
+#[derive(Debug, Clone, Default)]
+pub struct Classifier {
+    region: BlockKind,
+    section: Option<String>,
+    subsection: Option<String>,
+}
+
+/// What one paragraph is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Classified {
+    /// A heading: it is kept as context, not as text.
+    Heading,
+    /// Text of this kind.
+    Text(BlockKind),
+}
+
+impl Classifier {
+    /// A classifier at the start of a chapter.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Classifies the next paragraph of the chapter. `single_line`: it was one line on the
+    /// page.
+    pub fn classify(&mut self, p: &str, single_line: bool) -> Classified {
+        let t = p.trim();
+        if is_heading(t, single_line) {
+            let name = t.trim_end_matches(':').trim().to_lowercase();
+            if let Some((_, kind)) = REGION_HEADINGS.iter().find(|(h, _)| *h == name) {
+                self.region = *kind;
+                return Classified::Heading;
+            }
+            // "Activity 6.1", "Example 3.2": an activity is an exercise, an example is body.
+            if name.starts_with("activity")
+                && name[8..].trim().starts_with(|c: char| c.is_ascii_digit())
+            {
+                self.region = BlockKind::Exercise;
+                return Classified::Heading;
+            }
+            self.region = BlockKind::Body;
+            if section_number(t).is_some() {
+                self.section = Some(t.to_string());
+                self.subsection = None;
+            } else {
+                self.subsection = Some(t.to_string());
+            }
+            return Classified::Heading;
+        }
+        if is_caption_start(t) {
+            return Classified::Text(match self.region {
+                r @ (BlockKind::Aside | BlockKind::KeyTerms | BlockKind::Exercise) => r,
+                _ => BlockKind::Figure,
+            });
+        }
+        if t.starts_with("By the end of this section")
+            || t.starts_with("By the end of this chapter")
+        {
+            self.region = BlockKind::Objectives;
+            return Classified::Text(BlockKind::Objectives);
+        }
+        if self.region == BlockKind::Objectives && !t.starts_with(['•', '◦', '▪', '–', '*'])
+        {
+            // The objectives' bullet list has ended.
+            self.region = BlockKind::Body;
+        }
+        Classified::Text(self.region)
+    }
+
+    /// The section the next paragraph belongs to: "8.2 The Light-Dependent Reactions of
+    /// Photosynthesis › What Is Light Energy?" (empty before the first heading).
+    pub fn context(&self) -> String {
+        match (&self.section, &self.subsection) {
+            (Some(s), Some(sub)) => format!("{s} › {sub}"),
+            (Some(s), None) => s.clone(),
+            (None, Some(sub)) => sub.clone(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(paras: &[(&str, bool)]) -> Vec<(Classified, String)> {
+        let mut c = Classifier::new();
+        paras
+            .iter()
+            .map(|(p, single)| {
+                let k = c.classify(p, *single);
+                (k, c.context())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn openstax_section_start() {
+        let out = run(&[
+            ("8.2 The Light-Dependent Reactions of Photosynthesis", true),
+            ("Learning Objectives", true),
+            ("By the end of this section, you will be able to do the following:", true),
+            ("• Explain how plants absorb energy from sunlight", true),
+            ("• Describe short and long wavelengths of light", true),
+            ("How can light energy be used to make food? When a person turns on a lamp, electrical energy becomes light energy.", false),
+            ("[Image omitted: A photo shows the silhouette of a grassy plant.]", false),
+            ("Figure 8.9 Photoautotrophs can capture visible light energy in specific wavelengths.", false),
+            ("What Is Light Energy?", true),
+            ("The sun emits an enormous amount of electromagnetic radiation (solar energy).", false),
+            ("Link to Learning", true),
+            ("Click the link to learn more about photosynthesis.", true),
+            ("Absorption of Light", true),
+            ("Light energy initiates the process of photosynthesis when pigments absorb the light.", false),
+            ("Section Summary", true),
+            ("The process of photosynthesis transformed life on Earth.", false),
+        ]);
+        let kinds: Vec<Classified> = out.iter().map(|o| o.0).collect();
+        use BlockKind::*;
+        use Classified::*;
+        assert_eq!(
+            kinds,
+            vec![
+                Heading,
+                Heading,
+                Text(Objectives),
+                Text(Objectives),
+                Text(Objectives),
+                Text(Body),
+                Text(Figure),
+                Text(Figure),
+                Heading,
+                Text(Body),
+                Heading,
+                Text(Aside),
+                Heading,
+                Text(Body),
+                Heading,
+                Text(Summary),
+            ]
+        );
+        assert_eq!(
+            out[9].1,
+            "8.2 The Light-Dependent Reactions of Photosynthesis › What Is Light Energy?"
+        );
+        assert_eq!(
+            out[5].1,
+            "8.2 The Light-Dependent Reactions of Photosynthesis"
+        );
+    }
+
+    #[test]
+    fn formulas_lists_and_sentences_are_not_headings() {
+        for p in [
+            "F = ma",
+            "W = Fd",
+            "1. All flying birds and insects have wings",
+            "Short.",
+            "resultant magnitude | R = sqrt(R_x^2 + R_y^2)",
+            "• Describe the graphical method",
+            "प्रकाश संश्लेषण",
+            "NASA/GSFC/NOAA/USGS)",
+            "Pooley, both of USDA, ARS, EMU)",
+        ] {
+            assert!(!is_heading(p, true), "{p}");
+        }
+        assert!(is_heading(
+            "5.1 Vector Addition and Subtraction: Graphical Methods",
+            true
+        ));
+        assert!(is_heading("The Two Parts of Photosynthesis", true));
+        assert!(is_heading(
+            "Secondary Active Transport (Co-transport)",
+            true
+        ));
+        assert!(
+            !is_heading("The Two Parts of Photosynthesis", false),
+            "two lines: text"
+        );
+        assert_eq!(section_number("8.2 The Light"), Some("8.2"));
+        assert_eq!(section_number("8.2 the light"), None);
+        assert!(is_caption_start("Figure 8.6 Photosynthesis takes place"));
+        assert!(!is_caption_start("Figure out the answer"));
+    }
+
+    #[test]
+    fn physics_key_terms_table_ends_at_the_next_heading() {
+        let out = run(&[
+            ("Section Key Terms", true),
+            ("Table 5.1", true),
+            ("graphical method | head (of a vector) | resultant", true),
+            (
+                "The Graphical Method of Vector Addition and Subtraction",
+                true,
+            ),
+            (
+                "Recall that a vector is a quantity that has magnitude and direction.",
+                false,
+            ),
+            ("Key Equations", true),
+            ("kinetic energy | KE = 1/2 mv^2", true),
+        ]);
+        use BlockKind::*;
+        use Classified::*;
+        let kinds: Vec<Classified> = out.iter().map(|o| o.0).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                Heading,
+                Text(KeyTerms),
+                Text(KeyTerms),
+                Heading,
+                Text(Body),
+                Heading,
+                Text(KeyTerms)
+            ]
+        );
+        assert_eq!(BlockKind::parse("key_terms"), KeyTerms);
+        assert_eq!(BlockKind::parse("whatever"), Body);
+    }
+}

@@ -1,0 +1,596 @@
+//! Stage 0, the question as the retrievers read it: student English made plain, misspelt words
+//! corrected against the library's own vocabulary, Hinglish function words dropped and Hindi
+//! science words given their English textbook terms.
+//!
+//! Students type "wat is photosyntesis", "y do plants look green", "diff b/w mitosis n
+//! meiosis", "mitochondria ko powerhouse kyu kehte hai" or "न्यूटन का पहला नियम क्या है".
+//! [`Normalizer::normalize`] turns such a question into:
+//! - [`NormalizedQuery::text`], for the embedder and BM25: SMS spellings written out
+//!   (`data/sms_spellings.tsv`); Latin-script words the books never use corrected to the
+//!   closest word they do use (optimal string alignment distance 1, or 2 for words of nine
+//!   letters or more; the most frequent such word wins; Indic words are never rewritten, nor
+//!   the short romanised Hindi words of a Hinglish question);
+//!   in a Hinglish question, its Hindi function words dropped (`data/stopwords_hinglish.txt`)
+//!   and its Hindi words with a glossary entry (`data/glossary_hi_en.tsv`: NCERT terminology,
+//!   Devanagari and common romanised spellings) replaced by the English terms;
+//! - for a question with Devanagari words in the glossary, the English terms appended after
+//!   the original words, so a Hindi book still matches the Hindi words and an English book the
+//!   English ones; a Devanagari word without a glossary entry that is an English term written
+//!   in Devanagari ("स्टोमेटा", "माइटोकॉन्ड्रिया") is matched to the library's English word
+//!   with the same phonetic key ([`latin_key`], [`devanagari_key`]: consonants mapped to one
+//!   letter per sound, each vowel run one mark, in the manner of Soundex), and that word is
+//!   appended too.
+//!
+//! The question shown to the student, remembered and given to the model is never changed:
+//! this is what the retrievers search with. [`NormalizedQuery::unknown`] counts the content
+//! words the library does not know before correction (a signal of an off-topic question for
+//! the relevance gate).
+
+use crate::text::script::{script_of, Script};
+use std::collections::{HashMap, HashSet};
+use unicode_normalization::UnicodeNormalization;
+
+const SMS: &str = include_str!("../../data/sms_spellings.tsv");
+const GLOSSARY: &str = include_str!("../../data/glossary_hi_en.tsv");
+const HINGLISH_STOP: &str = include_str!("../../data/stopwords_hinglish.txt");
+
+/// Romanised Hindi words that mark a question as Hinglish (their presence turns on the
+/// Hinglish rules: function words dropped, glossary words translated).
+const HINGLISH_MARKERS: &[&str] = &[
+    "hai", "hain", "kya", "kyu", "kyun", "kyon", "kaise", "hota", "hoti", "hote", "aur", "mein",
+    "ka", "ki", "ke", "ko", "se", "batao", "kitne", "kitna", "kitni", "kaha", "kahan", "kab",
+    "kaun", "kehte", "kahte", "hoga", "hua", "matlab",
+];
+
+/// Fewest consonants in a phonetic key matched between scripts (shorter ones collide too
+/// often).
+pub const MIN_KEY: usize = 3;
+/// Shortest library word a Devanagari word is matched to by sound.
+pub const MIN_PHONETIC_LETTERS: usize = 6;
+
+/// The phonetic key of a Latin-script word, comparable with [`devanagari_key`]: consonants one
+/// letter per sound (`ph` f, `ch` k as in the Greek-derived science words, `th` t, `sh` s,
+/// `ck` k, `qu` kv, `x` ks, `c` s before e/i/y and k otherwise, `g` j before e/i/y, `z` j,
+/// `h` dropped), each run of vowels one `V` (`y` and a `w` after a vowel count as vowels), a
+/// final silent `e` dropped and a final `le` read "-əl", `tion`/`ssion` as "shun". "mitochondria" → "mVtVkVndrV",
+/// "greenhouse" → "grVnVs".
+pub fn latin_key(word: &str) -> String {
+    let mut w = word.to_ascii_lowercase();
+    if w.len() > 3 && w.ends_with("le") && !w.ends_with("ele") {
+        // "sickle", "particle": a vowel before the l.
+        w.truncate(w.len() - 2);
+        w.push_str("Vl");
+    } else if w.len() > 3 && w.ends_with('e') && !w.ends_with("ee") {
+        w.pop();
+    }
+    let w = w
+        .replace("ssion", "sVn")
+        .replace("tion", "sVn")
+        .replace("ph", "f")
+        .replace("ch", "k")
+        .replace("ck", "k")
+        .replace("th", "t")
+        .replace("sh", "s")
+        .replace("qu", "kv")
+        .replace('h', "");
+    let chars: Vec<char> = w.chars().collect();
+    let mut out = String::new();
+    let push = |out: &mut String, k: char| {
+        if !out.ends_with(k) {
+            out.push(k);
+        }
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied().unwrap_or(' ');
+        let soft = matches!(next, 'e' | 'i' | 'y');
+        let k = match c {
+            'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'V' => 'V',
+            'w' if i == 0 => 'v',
+            'w' => 'V',
+            'c' if soft => 's',
+            'c' | 'q' | 'k' => 'k',
+            'g' if soft => 'j',
+            'z' => 'j',
+            'x' => {
+                push(&mut out, 'k');
+                's'
+            }
+            c if c.is_ascii_lowercase() => c,
+            _ => continue,
+        };
+        push(&mut out, k);
+    }
+    out
+}
+
+/// The phonetic key of a Devanagari word, comparable with [`latin_key`]: each consonant one
+/// letter (aspirates as their plain consonant, श/ष/स s, फ f, व v, anusvara n, ह dropped), each
+/// run of vowels, vowel signs and य one `V`, the inherent vowel of a consonant without a vowel
+/// sign or virama a `V` too except at the end of the word (Hindi drops it there). `None` when
+/// the word has a letter outside Devanagari. Call it on a word whose nukta is folded
+/// ([`crate::text::tokenize::fold_variants`]).
+pub fn devanagari_key(word: &str) -> Option<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut out = String::new();
+    let push = |out: &mut String, k: char| {
+        if !out.ends_with(k) {
+            out.push(k);
+        }
+    };
+    let is_sign = |c: char| matches!(c, '\u{093A}'..='\u{094F}' | '\u{0955}'..='\u{0957}' | '\u{0962}' | '\u{0963}');
+    for (i, &c) in chars.iter().enumerate() {
+        let consonant = match c {
+            'क' | 'ख' => Some('k'),
+            'ग' | 'घ' => Some('g'),
+            'च' | 'छ' => Some('c'),
+            'ज' | 'झ' => Some('j'),
+            'ट' | 'ठ' | 'त' | 'थ' => Some('t'),
+            'ड' | 'ढ' | 'द' | 'ध' => Some('d'),
+            'ङ' | 'ञ' | 'ण' | 'न' => Some('n'),
+            'प' => Some('p'),
+            'फ' => Some('f'),
+            'ब' | 'भ' => Some('b'),
+            'म' => Some('m'),
+            'र' => Some('r'),
+            'ल' | 'ळ' => Some('l'),
+            'व' => Some('v'),
+            'श' | 'ष' | 'स' => Some('s'),
+            'ह' => Some('h'),
+            _ => None,
+        };
+        match consonant {
+            Some(k) => {
+                if k != 'h' {
+                    push(&mut out, k);
+                }
+                let next = chars.get(i + 1).copied();
+                let bare = next.is_some_and(|n| !is_sign(n) && n != '\u{094D}' && n != '\u{093C}');
+                if bare {
+                    push(&mut out, 'V');
+                }
+            }
+            None => match c {
+                'य' | 'ऋ' | '\u{0904}'..='\u{0914}' => push(&mut out, 'V'),
+                'ं' | 'ँ' => push(&mut out, 'n'),
+                '\u{094D}' | '\u{093C}' | 'ः' => {}
+                c if is_sign(c) => push(&mut out, 'V'),
+                '\u{0900}'..='\u{097F}' => {}
+                _ => return None,
+            },
+        }
+    }
+    Some(out)
+}
+
+/// Consonants in a phonetic key.
+fn consonants(key: &str) -> usize {
+    key.chars().filter(|c| *c != 'V').count()
+}
+
+/// A correction of one question word.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Correction {
+    /// The word as typed (lower case).
+    pub from: String,
+    /// What the retrievers search instead.
+    pub to: String,
+}
+
+/// The question as the retrievers read it.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct NormalizedQuery {
+    /// The text to embed and tokenize.
+    pub text: String,
+    /// Words changed (SMS spellings, typos, translations, dropped Hinglish words).
+    pub corrections: Vec<Correction>,
+    /// Content words (Latin script, not stop words, not SMS spellings) the library's
+    /// vocabulary does not hold and no library word is close to (what correction left
+    /// unknown: "mughal", not "photosyntesis").
+    pub unknown: usize,
+    /// Content words in all (the denominator of `unknown`).
+    pub content: usize,
+    /// True when the question reads as Hinglish (Hindi in Latin letters).
+    pub hinglish: bool,
+    /// The English topic terms found for the question's Devanagari words (glossary and
+    /// phonetic matches; question words such as "क्या" left out), when there are any.
+    pub english: Option<String>,
+}
+
+/// Normalises questions against one library's vocabulary.
+pub struct Normalizer {
+    vocabulary: HashMap<String, u32>,
+    by_key: HashMap<String, (String, u32)>,
+    by_length: HashMap<usize, Vec<(String, u32)>>,
+    sms: HashMap<String, String>,
+    glossary: HashMap<String, String>,
+    /// Glossary keys that are question or function words ("क्या" what, "अंतर" difference):
+    /// translated, but not topic terms.
+    function_words: HashSet<String>,
+    longest_phrase: usize,
+    hinglish_stop: HashSet<String>,
+}
+
+impl std::fmt::Debug for Normalizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Normalizer")
+            .field("vocabulary", &self.vocabulary.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn table(text: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| {
+            let (a, b) = l.split_once('\t')?;
+            let a = fold(a.trim());
+            (!a.is_empty()).then(|| (a, b.trim().to_lowercase()))
+        })
+}
+
+/// NFC, lower case, Devanagari nukta and candrabindu folded (as the BM25 tokenizer folds them).
+fn fold(w: &str) -> String {
+    crate::text::tokenize::fold_variants(&w.nfc().collect::<String>().to_lowercase()).into_owned()
+}
+
+/// Punctuation around a word (not `/`, which "b/w" needs; never a letter or an Indic vowel
+/// sign).
+fn is_punctuation(c: char) -> bool {
+    (c.is_ascii_punctuation() && c != '/') || "।॥“”‘’…–—«»¿¡".contains(c)
+}
+
+fn is_latin_word(w: &str) -> bool {
+    w.chars().all(|c| c.is_ascii_alphabetic())
+}
+
+fn has_devanagari(w: &str) -> bool {
+    w.chars().any(|c| script_of(c) == Script::Devanagari)
+}
+
+impl Normalizer {
+    /// A normaliser over `vocabulary` (word → count, [`crate::store::Library::vocabulary`]).
+    pub fn new(vocabulary: HashMap<String, u32>) -> Self {
+        let mut by_length: HashMap<usize, Vec<(String, u32)>> = HashMap::new();
+        let mut by_key: HashMap<String, (String, u32)> = HashMap::new();
+        for (w, c) in &vocabulary {
+            if is_latin_word(w) && w.len() >= 3 {
+                by_length.entry(w.len()).or_default().push((w.clone(), *c));
+                let key = latin_key(w);
+                // Technical terms, not short everyday words ("model", "medal") that a Hindi
+                // word's sound can land on by chance.
+                if w.len() >= MIN_PHONETIC_LETTERS && consonants(&key) >= MIN_KEY && *c >= 2 {
+                    let e = by_key.entry(key).or_insert_with(|| (w.clone(), 0));
+                    if *c > e.1 || (*c == e.1 && w < &e.0) {
+                        *e = (w.clone(), *c);
+                    }
+                }
+            }
+        }
+        let glossary: HashMap<String, String> = table(GLOSSARY).collect();
+        let function_words: HashSet<String> = GLOSSARY
+            .split("# question and function words")
+            .nth(1)
+            .map(|rest| table(rest).map(|(k, _)| k).collect())
+            .unwrap_or_default();
+        let longest_phrase = glossary
+            .keys()
+            .map(|k| k.split_whitespace().count())
+            .max()
+            .unwrap_or(1);
+        Self {
+            vocabulary,
+            by_key,
+            by_length,
+            sms: table(SMS).collect(),
+            glossary,
+            function_words,
+            longest_phrase,
+            hinglish_stop: HINGLISH_STOP
+                .lines()
+                .map(|l| l.trim().to_lowercase())
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .collect(),
+        }
+    }
+
+    /// True when the library uses `word` (lower case).
+    pub fn knows(&self, word: &str) -> bool {
+        self.vocabulary.contains_key(word)
+    }
+
+    /// The library word closest to `word` (a Latin-script word the library does not use), if
+    /// one is close enough: optimal string alignment distance 1 (2 for words of nine letters
+    /// or more), the most frequent at the smallest distance, used at least twice.
+    pub fn correct(&self, word: &str) -> Option<String> {
+        let n = word.len();
+        if n < 4 || !is_latin_word(word) {
+            return None;
+        }
+        let max = if n >= 9 { 2 } else { 1 };
+        let mut best: Option<(usize, u32, &str)> = None;
+        for len in n.saturating_sub(max)..=n + max {
+            for (cand, count) in self.by_length.get(&len).into_iter().flatten() {
+                if *count < 2 {
+                    continue;
+                }
+                let d = rapidfuzz::distance::osa::distance(word.chars(), cand.chars());
+                if d > max {
+                    continue;
+                }
+                let better = match best {
+                    None => true,
+                    Some((bd, bc, bw)) => {
+                        d < bd || (d == bd && (*count > bc || (*count == bc && cand.as_str() < bw)))
+                    }
+                };
+                if better {
+                    best = Some((d, *count, cand));
+                }
+            }
+        }
+        best.map(|(_, _, w)| w.to_string())
+    }
+
+    /// Normalises `question` (see the module docs).
+    pub fn normalize(&self, question: &str) -> NormalizedQuery {
+        let nfc: String = question.nfc().collect();
+        let raw: Vec<&str> = nfc.split_whitespace().collect();
+        // Words with the punctuation around them stripped ("b/w" and "w/o" keep their slash).
+        let words: Vec<String> = raw
+            .iter()
+            .map(|w| fold(w.trim_matches(is_punctuation).trim_matches('/')))
+            .map(|w| {
+                if w.len() > 2 && w.ends_with('/') {
+                    w.trim_end_matches('/').to_string()
+                } else {
+                    w
+                }
+            })
+            .collect();
+        let raw_lower: Vec<String> = raw.iter().map(|w| w.to_lowercase()).collect();
+        let hinglish = words.iter().any(|w| HINGLISH_MARKERS.contains(&w.as_str()));
+        let stop = crate::text::tokenize::is_stop_word;
+        let mut out: Vec<String> = Vec::new();
+        let mut appended: Vec<String> = Vec::new();
+        let mut topic: Vec<String> = Vec::new();
+        let mut corrections = Vec::new();
+        let (mut unknown, mut content) = (0, 0);
+        let mut i = 0;
+        while i < words.len() {
+            // Glossary phrases (longest first): Devanagari anywhere, romanised in Hinglish.
+            let mut matched = false;
+            for len in (1..=self.longest_phrase.min(words.len() - i)).rev() {
+                let phrase = words[i..i + len].join(" ");
+                let Some(english) = self.glossary.get(&phrase) else {
+                    continue;
+                };
+                if has_devanagari(&phrase) {
+                    out.extend(raw[i..i + len].iter().map(|w| w.to_string()));
+                    appended.push(english.clone());
+                    if !self.function_words.contains(&phrase) {
+                        topic.push(english.clone());
+                    }
+                } else if hinglish && !self.knows(&phrase) {
+                    out.push(english.clone());
+                } else {
+                    continue;
+                }
+                corrections.push(Correction {
+                    from: phrase,
+                    to: english.clone(),
+                });
+                i += len;
+                matched = true;
+                break;
+            }
+            if matched {
+                continue;
+            }
+            let w = &words[i];
+            let original = raw[i];
+            i += 1;
+            // An English term written in Devanagari: the library word with its skeleton.
+            if has_devanagari(w) && !self.knows(w) && !stop(w) {
+                if let Some((english, _)) = devanagari_key(w)
+                    .filter(|k| consonants(k) >= MIN_KEY)
+                    .and_then(|k| self.by_key.get(&k))
+                {
+                    corrections.push(Correction {
+                        from: w.clone(),
+                        to: english.clone(),
+                    });
+                    appended.push(english.clone());
+                    topic.push(english.clone());
+                    out.push(original.to_string());
+                    continue;
+                }
+            }
+            if let Some(sms) = self.sms.get(w).or_else(|| self.sms.get(&raw_lower[i - 1])) {
+                // A spelling the books themselves use ("Bt toxin") is a word, not SMS; single
+                // letters ("u", "r", "y") are SMS in a question even where books use them as
+                // symbols.
+                if w.chars().count() == 1 || !self.knows(w) {
+                    corrections.push(Correction {
+                        from: w.clone(),
+                        to: sms.clone(),
+                    });
+                    out.push(sms.clone());
+                    continue;
+                }
+            }
+            if hinglish && self.hinglish_stop.contains(w) && !self.knows_as_content(w) {
+                corrections.push(Correction {
+                    from: w.clone(),
+                    to: String::new(),
+                });
+                continue;
+            }
+            if is_latin_word(w) && w.len() >= 2 && !stop(w) {
+                content += 1;
+                if !self.knows(w) {
+                    // Romanised Hindi words ("chot", "karne") are not English typos: in a
+                    // Hinglish question only longer words are corrected.
+                    let fixed = if hinglish && w.len() < 6 {
+                        None
+                    } else {
+                        self.correct(w)
+                    };
+                    // Counted unknown only when no library word is close to it.
+                    unknown += fixed.is_none() as usize;
+                    if let Some(fixed) = fixed {
+                        corrections.push(Correction {
+                            from: w.clone(),
+                            to: fixed.clone(),
+                        });
+                        out.push(fixed);
+                        continue;
+                    }
+                }
+            }
+            out.push(original.to_string());
+        }
+        let english = (!topic.is_empty()).then(|| topic.join(" "));
+        let mut text = out.join(" ");
+        if !appended.is_empty() {
+            text.push_str(" (");
+            text.push_str(&appended.join(" "));
+            text.push(')');
+        }
+        NormalizedQuery {
+            text,
+            corrections,
+            unknown,
+            content,
+            hinglish,
+            english,
+        }
+    }
+
+    /// True when `w` is a word the books use often enough to be content rather than a
+    /// Hinglish function word that happens to be spelt like one ("par" in a physics book is
+    /// rare; "me" is an English stop word either way).
+    fn knows_as_content(&self, w: &str) -> bool {
+        w.len() > 3 && self.vocabulary.get(w).is_some_and(|c| *c >= 20)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normalizer() -> Normalizer {
+        let mut v = HashMap::new();
+        for (w, c) in [
+            ("photosynthesis", 50),
+            ("mitochondria", 20),
+            ("acceleration", 30),
+            ("velocity", 40),
+            ("chlorophyll", 25),
+            ("green", 30),
+            ("plants", 60),
+            ("look", 10),
+            ("powerhouse", 2),
+            ("meiosis", 12),
+            ("mitosis", 12),
+            ("difference", 9),
+            ("between", 40),
+            ("newton", 20),
+            ("law", 30),
+            ("first", 50),
+            ("energy", 90),
+        ] {
+            v.insert(w.to_string(), c);
+        }
+        Normalizer::new(v)
+    }
+
+    #[test]
+    fn sms_spellings_and_typos_become_library_words() {
+        let n = normalizer();
+        let q = n.normalize("wat is photosyntesis");
+        assert_eq!(q.text, "what is photosynthesis");
+        assert_eq!(q.unknown, 0, "corrected, so not unknown");
+        assert_eq!(
+            n.normalize("y do plants look green?").text,
+            "why do plants look green?"
+        );
+        assert_eq!(
+            n.normalize("diff b/w mitosis n meiosis").text,
+            "difference between mitosis and meiosis"
+        );
+        assert_eq!(
+            n.normalize("accelaration vs velocty").text,
+            "acceleration versus velocity"
+        );
+        // The books' own word is not an SMS spelling.
+        let mut v = HashMap::new();
+        v.insert("bt".to_string(), 5);
+        assert_eq!(Normalizer::new(v).normalize("Bt toxin").text, "Bt toxin");
+        // A word the books do not use and nothing close: kept as typed, counted unknown.
+        let off = n.normalize("who was the first mughal emperor");
+        assert!(off.text.contains("mughal") && off.text.contains("emperor"));
+        assert_eq!((off.unknown, off.content), (2, 3));
+    }
+
+    #[test]
+    fn english_terms_written_in_devanagari_find_their_word() {
+        for (en, hi) in [
+            ("mitochondria", "माइटोकॉन्ड्रिया"),
+            ("stomata", "स्टोमेटा"),
+            ("cactus", "कैक्टस"),
+            ("chlorophyll", "क्लोरोफिल"),
+            ("photosynthesis", "फोटोसिंथेसिस"),
+            ("acceleration", "एक्सेलरेशन"),
+            ("velocity", "वेलोसिटी"),
+            ("enzyme", "एंजाइम"),
+            ("chromosome", "क्रोमोसोम"),
+            ("quark", "क्वार्क"),
+            ("sickle", "सिकल"),
+        ] {
+            assert_eq!(Some(latin_key(en)), devanagari_key(hi), "{en} / {hi}");
+        }
+        assert_eq!(devanagari_key("photo"), None);
+        // Hindi words and other English words do not collide with them.
+        for (en, hi) in [
+            ("estimate", "स्टोमेटा"),
+            ("grains", "ग्रीनहाउस"),
+            ("perennially", "प्रणाली"),
+        ] {
+            assert_ne!(Some(latin_key(en)), devanagari_key(hi), "{en} / {hi}");
+        }
+        assert_eq!(Some(latin_key("greenhouse")), devanagari_key("ग्रीनहाउस"));
+        let mut v = HashMap::new();
+        v.insert("stomata".to_string(), 30);
+        let n = Normalizer::new(v);
+        let q = n.normalize("कैक्टस अपने स्टोमेटा रात में क्यों खोलता है");
+        assert!(q.text.contains("stomata"), "{}", q.text);
+    }
+
+    #[test]
+    fn hinglish_and_hindi() {
+        let n = normalizer();
+        let q = n.normalize("mitochondria ko powerhouse kyu kehte hai");
+        assert!(q.text.starts_with("mitochondria powerhouse"), "{}", q.text);
+        assert!(
+            !q.text.contains(" ko ") && !q.text.contains("hai"),
+            "{}",
+            q.text
+        );
+        assert!(q.text.contains("why"), "{}", q.text);
+        // Devanagari words stay (a Hindi book matches them); English terms are appended.
+        let h = n.normalize("न्यूटन का पहला नियम क्या है");
+        assert!(h.text.starts_with("न्यूटन का पहला नियम"), "{}", h.text);
+        assert!(
+            h.text.contains("law") && h.text.contains("first"),
+            "{}",
+            h.text
+        );
+        assert!(
+            h.text.contains("क्या है"),
+            "vowel signs are not punctuation: {}",
+            h.text
+        );
+        // English questions are not touched by the Hinglish rules.
+        assert_eq!(n.normalize("newton first law").text, "newton first law");
+    }
+}
