@@ -19,10 +19,11 @@
 // A client that disconnects stops its generation.
 //
 // Usage: node server.mjs --model FILE.gguf [--name qwen2.5-coder:0.5b] [--host 127.0.0.1]
-//        [--port 11434] [--threads 2] [--ctx 4096] [--system-suffix TEXT]
-// --port 0 takes a free port. --system-suffix appends TEXT to every request's system message:
-// the real-model tests use it to make the real model misbehave (drop its citations, add a fact
-// of its own, repeat its rules) so that Vidya's checks are tested on real generated text.
+//        [--port 11434] [--threads 2] [--ctx 4096] [--response-prefix TEXT]
+// --port 0 takes a free port. --response-prefix makes every answer start with TEXT, which the
+// model then continues (llama.cpp evaluates it as the start of its own reply): the real-model
+// tests use it to reproduce a misbehaviour seen in real use (an answer that opens with a line
+// of the prompt's rules) and check Vidya's handling on the real continuation.
 // Prints "listening on http://HOST:PORT" when ready. Only loopback addresses are accepted for
 // --host: the server has no authentication and is meant for tests on this machine.
 import http from "node:http";
@@ -39,7 +40,7 @@ const { values: args } = parseArgs({
     port: { type: "string", default: "11434" },
     threads: { type: "string", default: "2" },
     ctx: { type: "string", default: "4096" },
-    "system-suffix": { type: "string", default: "" },
+    "response-prefix": { type: "string", default: "" },
   },
 });
 
@@ -120,7 +121,7 @@ function toHistory(messages) {
   const history = [];
   for (const m of messages.slice(0, -1)) {
     const text = String(m.content ?? "");
-    if (m.role === "system") history.push({ type: "system", text: args["system-suffix"] ? `${text}\n${args["system-suffix"]}` : text });
+    if (m.role === "system") history.push({ type: "system", text });
     else if (m.role === "assistant") history.push({ type: "model", response: [text] });
     else history.push({ type: "user", text });
   }
@@ -160,7 +161,9 @@ async function chat(req, res) {
     const maxTokens = Number.isInteger(options.num_predict) && options.num_predict > 0 ? options.num_predict : undefined;
     let meta;
     try {
+      // The prefix comes back through onTextChunk like the rest of the reply.
       meta = await session.promptWithMeta(String(last.content ?? ""), {
+        responsePrefix: args["response-prefix"] || undefined,
         maxTokens,
         temperature: typeof options.temperature === "number" ? options.temperature : 0.8,
         seed: Number.isInteger(options.seed) ? options.seed : 42,

@@ -11,5 +11,6 @@ pub mod prune;
 pub mod query;
 pub mod rerank;
 pub mod router;
+pub mod subjects;
 
 pub use pipeline::{Models, PipelineConfig, PipelineResult, Retriever};

@@ -320,6 +320,7 @@ pub struct Retriever {
     reranker: Option<Arc<CrossEncoder>>,
     counter: Arc<TokenCounter>,
     normalizer: Normalizer,
+    other_subjects: Option<super::subjects::OtherSubjects>,
     notes: Vec<String>,
 }
 
@@ -363,12 +364,18 @@ impl Retriever {
                 chapters = lib.chapter_vectors(&model)?;
             }
         }
+        let embedder = models.embedder.clone().filter(|_| dense.is_some());
+        let other_subjects = match &embedder {
+            Some(e) => Some(super::subjects::OtherSubjects::load(lib.dir(), e)?),
+            None => None,
+        };
         Ok(Self {
+            other_subjects,
             normalizer: Normalizer::new(lib.vocabulary()?),
             bm25,
             tokenizer: Tokenizer::new(),
             location,
-            embedder: models.embedder.clone().filter(|_| dense.is_some()),
+            embedder,
             dense,
             chapters,
             reranker: models.reranker.clone(),
@@ -695,6 +702,10 @@ impl Retriever {
                     / 5.0
             },
             router: route.best,
+            other_subject: match (&self.other_subjects, &query_vec) {
+                (Some(o), Some(q)) => o.closest(q),
+                _ => 0.0,
+            },
             spread: match (dense_hits.first(), dense_hits.len()) {
                 (Some(best), n) if n > 1 => {
                     best.1 - dense_hits.iter().map(|d| d.1).sum::<f32>() / n as f32
