@@ -269,7 +269,7 @@ pub fn retrieval(library: &Path, args: &EvalArgs) -> Result<ExitCode> {
             opt(c.gate_pass_answerable, 3),
         );
     }
-    out!("router = share of questions whose answer chapter the router dropped; kept = mean share of chapters searched; budget50/pruned50/pruned95 = answer-model tokens (median, 95th percentile); retention = answer still in the context after pruning");
+    out!("router = share of questions whose answer chapter the router dropped; kept = mean share of chapters searched; budget50 = answer-model tokens entering the token budget (median), pruned50/pruned95 = tokens sent to the model (median, 95th percentile); retention = an answer that the best whole chunks within the budget hold is still in the pruned context");
     if let Some(g) = r.gate.as_ref().filter(|g| g.unanswerable > 0) {
         out!(
             "gate: accuracy {:.3} over {} answerable + {} unanswerable (passes {:.3} of answerable, stops {:.3} of unanswerable)",

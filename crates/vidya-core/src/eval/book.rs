@@ -2,10 +2,10 @@
 //!
 //! Per configuration: page-level recall@k and MRR@k (a question is found at rank r when the
 //! r-th kept chunk comes from `source.pdf_file` and its pages overlap `source.pdf_pages`);
-//! for configurations with the budget and pruner, answer-model tokens after each (median and
-//! 95th percentile) and answer-sentence retention (of the questions whose short expected
-//! answer, ≤ [`super::MAX_EXPECTED_WORDS`] words, appears in the budgeted chunks, the share
-//! where it still appears after pruning); with the router, how often it dropped the chapter
+//! for configurations with the budget and pruner, answer-model tokens before and after them
+//! (median and 95th percentile) and answer-sentence retention (of the questions whose short
+//! expected answer, ≤ [`super::MAX_EXPECTED_WORDS`] words, appears in the best whole chunks
+//! that fit the token budget, the share where it still appears in the pruned context); with the router, how often it dropped the chapter
 //! holding the answer; with the gate, its accuracy on these (answerable) questions and on an
 //! optional set of unanswerable ones, plus the thresholds that would separate them best.
 
@@ -36,13 +36,13 @@ pub struct ConfigReport {
     pub router_miss: Option<f64>,
     /// Mean chapters kept by the router (share of those considered).
     pub router_kept_share: Option<f64>,
-    /// Median answer-model tokens after the budget.
+    /// Median answer-model tokens entering the token budget (the pruned sentences).
     pub budget_tokens_median: Option<f64>,
-    /// 95th percentile after the budget.
+    /// 95th percentile of the same.
     pub budget_tokens_p95: Option<f64>,
-    /// Median tokens after pruning (the context sent to the model).
+    /// Median tokens after pruning and the budget (the context sent to the model).
     pub pruned_tokens_median: Option<f64>,
-    /// 95th percentile after pruning.
+    /// 95th percentile of the same.
     pub pruned_tokens_p95: Option<f64>,
     /// Answer-sentence retention after pruning.
     pub retention: Option<f64>,
@@ -207,11 +207,21 @@ pub fn book_eval(
                 s.gate_pass += r.gate.pass as usize;
             }
             if cfg.budget.is_some() && r.gate.pass {
-                s.budget.push(r.budget.tokens_out as f64);
+                s.budget.push(r.budget.tokens_in as f64);
                 s.pruned.push(r.context_tokens as f64);
+                // The base: what whole chunks within the budget would hold (the best chunks,
+                // while they fit, at least the first), as a context without the pruner would.
+                let counter = engine.retriever().counter();
+                let budget = cfg.budget.unwrap_or(usize::MAX);
+                let mut used = 0;
                 let before: String = r
                     .budgeted
                     .iter()
+                    .take_while(|c| {
+                        let first = used == 0;
+                        used += counter.count(&c.text);
+                        first || used <= budget
+                    })
                     .map(|c| c.text.as_str())
                     .collect::<Vec<_>>()
                     .join(" ");

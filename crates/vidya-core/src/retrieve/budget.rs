@@ -104,6 +104,19 @@ pub struct BudgetReport {
     pub exact: bool,
 }
 
+impl BudgetReport {
+    /// The report of a context that was not budgeted: `tokens` in and out, `kept` items.
+    pub fn unbudgeted(tokens: usize, kept: usize, counter: &TokenCounter) -> Self {
+        Self {
+            tokens_in: tokens,
+            tokens_out: tokens,
+            kept,
+            cut_first: false,
+            exact: counter.is_exact(),
+        }
+    }
+}
+
 /// Cuts the pruned `passages` (best first) to `budget` tokens by dropping their lowest-scoring
 /// sentences first (never the best one, which is cut at a sentence or word boundary if it
 /// alone is over the budget). Passages left without a sentence are dropped. Token counts are of

@@ -75,7 +75,9 @@ pub const FEATURES: [&str; 9] = [
 impl GateModel {
     /// Fitted on the dev split of `tests/eval` by `tests/eval/fit_gate.py`.
     pub const FITTED: GateModel = GateModel {
-        weights: [33.4303, 33.7611, 2.19711, -2.9652, 2.09097, 42.2419, 2.32902, 5.96252, -59.8914],
+        weights: [
+            33.4303, 33.7611, 2.19711, -2.9652, 2.09097, 42.2419, 2.32902, 5.96252, -59.8914,
+        ],
         bias: -14.4819,
         threshold: 0.282614,
         threshold_indic: 0.177169,

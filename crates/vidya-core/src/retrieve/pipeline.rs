@@ -764,17 +764,8 @@ impl Retriever {
                 Some(b) => budget::enforce(chunks, b, &self.counter),
                 None => {
                     let tokens = chunks.iter().map(|c| self.counter.count(&c.text)).sum();
-                    let kept = chunks.len();
-                    (
-                        chunks,
-                        BudgetReport {
-                            tokens_in: tokens,
-                            tokens_out: tokens,
-                            kept,
-                            cut_first: false,
-                            exact: self.counter.is_exact(),
-                        },
-                    )
+                    let report = BudgetReport::unbudgeted(tokens, chunks.len(), &self.counter);
+                    (chunks, report)
                 }
             };
             result.stages.push(StageReport {
@@ -829,17 +820,8 @@ impl Retriever {
         let (passages, report) = match cfg.budget {
             Some(b) => budget::fit(pruned, b, &self.counter),
             None => {
-                let kept = pruned.len();
-                (
-                    pruned,
-                    BudgetReport {
-                        tokens_in: pruned_tokens,
-                        tokens_out: pruned_tokens,
-                        kept,
-                        cut_first: false,
-                        exact: self.counter.is_exact(),
-                    },
-                )
+                let report = BudgetReport::unbudgeted(pruned_tokens, pruned.len(), &self.counter);
+                (pruned, report)
             }
         };
         result.stages.push(StageReport {
