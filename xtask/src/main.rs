@@ -951,7 +951,20 @@ fn test(root: &Path) -> Result<()> {
     })?;
     let shared = root.join("../shared/data");
     match std::env::var_os("VIDYA_SHARED_DATA").map(PathBuf::from).or(Some(shared)) {
-        Some(d) if d.is_dir() => println!("\n== evaluation data found at {}: the full-book, tricky-PDF and Indic tests run", d.display()),
+        Some(d) if d.is_dir() => {
+            println!("\n== evaluation data found at {}: the full-book, tricky-PDF and Indic tests run", d.display());
+            // The realistic eval set's evidence, pages and off-topic key terms, against the
+            // books (pypdfium2: the same PDFium build the app reads PDFs with).
+            let python = model_venv(root, &["pypdfium2==5.15.2".to_string()])?;
+            run_step("check the eval set (tests/eval/check_set.py)", {
+                let mut c = Command::new(python);
+                c.current_dir(root)
+                    .arg("tests/eval/check_set.py")
+                    .arg("--data")
+                    .arg(&d);
+                c
+            })?;
+        }
         Some(d) => println!(
             "\n== evaluation data not found at {}: the tests that need it pass without checking anything (set VIDYA_SHARED_DATA)",
             d.display()

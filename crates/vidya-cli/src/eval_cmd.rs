@@ -80,8 +80,9 @@ pub struct EvalArgs {
     /// With --answers: also run the extractive answer (no model) on the same questions.
     #[arg(long, requires = "answers")]
     pub baseline: bool,
-    /// With --answers: give the model the whole pages of the passages (up to 2,000 tokens)
-    /// instead of the pruned sentences, the baseline for the pruning measurement.
+    /// With --answers: also ask each question with the whole pages of its passages (up to
+    /// 2,000 tokens) instead of the pruned sentences, right after the pruned one: time to
+    /// first token and prompt tokens side by side (the pruning measurement).
     #[arg(long, requires = "answers")]
     pub whole_pages: bool,
     /// With --answers: the prompt's form (standard, example, short, question-first).
@@ -172,7 +173,6 @@ pub fn run(library: &Path, args: &EvalArgs) -> Result<ExitCode> {
         let engine = Engine::from_library(Library::open_existing(library)?)?;
         let tutor = Tutor::new(engine, crate::llm_config(&args.model));
         let opts = vidya_core::answer::TutorOptions {
-            whole_pages: args.whole_pages,
             gate: !args.no_gate,
             prompt_form: args
                 .prompt_form
@@ -391,7 +391,10 @@ pub fn answers(tutor: &Tutor, args: &EvalArgs, opts: &TutorOptions) -> Result<Ex
         split,
         opts,
         args.limit,
-        args.baseline,
+        eval::answers::Compare {
+            extractive: args.baseline,
+            whole_pages: args.whole_pages,
+        },
     )?;
     if args.json {
         out!("{}", serde_json::to_string_pretty(&r)?);
@@ -448,6 +451,40 @@ pub fn answers(tutor: &Tutor, args: &EvalArgs, opts: &TutorOptions) -> Result<Ex
     }
     if let Some(b) = &r.extractive_baseline {
         out!("{}", row("extractive baseline", b));
+    }
+    if let Some(w) = &r.whole_pages {
+        let f = &r.overall;
+        let tok = |v: Option<f64>| v.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into());
+        out!(
+            "pruning, same questions one after the other ({} each):",
+            f.n
+        );
+        out!(
+            "{:<22} {:>14} {:>9} {:>9} {:>10} {:>10}",
+            "context",
+            "prompt tokens",
+            "ttft p50",
+            "ttft p95",
+            "total p50",
+            "total p95"
+        );
+        for (name, x) in [("pruned sentences", f), ("whole pages", w)] {
+            out!(
+                "{:<22} {:>14} {:>9} {:>9} {:>10.0} {:>10.0}",
+                name,
+                tok(x.prompt_tokens_p50),
+                ms(x.ttft_p50_ms),
+                ms(x.ttft_p95_ms),
+                x.total_p50_ms,
+                x.total_p95_ms
+            );
+        }
+        if let (Some(a), Some(b)) = (f.ttft_p50_ms, w.ttft_p50_ms) {
+            out!(
+                "time to first token, pruned / whole pages: {:.2} (median)",
+                a / b.max(1e-9)
+            );
+        }
     }
     if let Some(x) = r.off_topic_refused {
         out!(

@@ -170,14 +170,19 @@ pub fn language_name(lang: &str) -> String {
 }
 
 /// The shape of the prompt, measured with a real model (`vidya eval --answers
-/// --prompt-form …`); [`PromptForm::default`] is the one kept.
+/// --prompt-form …`); [`PromptForm::default`] is the one kept. Measured with
+/// Qwen2.5-Coder-0.5B-Instruct on the first 40 dev questions of `tests/eval/students.jsonl`
+/// (answered by the model / cited page holds the answer / must-mention): standard 0.70 / 0.60
+/// / 0.475, example 0.675 / 0.65 / 0.575, short 0.65 / 0.525 / 0.425, question-first 0.25 /
+/// 0.80 / 0.80 (but 68 % of its answers were replaced by the extractive answer, so those rates
+/// are the quotes'): `example` is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum PromptForm {
     /// Full rules, the sources, then the question.
-    #[default]
     Standard,
     /// The standard rules with a one-line example of a cited sentence.
+    #[default]
     Example,
     /// Shorter rules with the example built into the citation rule.
     Short,

@@ -119,6 +119,12 @@ pub struct TutorAnswer {
     pub conversation_id: Option<i64>,
     /// Turn id (when remembered).
     pub turn_id: Option<i64>,
+    /// Prompt tokens the model evaluated for this answer: the model server's own count
+    /// (Ollama's `prompt_eval_count`, which leaves out a prefix it kept from the previous
+    /// request, such as the unchanged system prompt) when it reports one, else an estimate of
+    /// the whole prompt; `None` when no model was asked.
+    #[serde(default)]
+    pub prompt_tokens: Option<u64>,
 }
 
 /// [`AskResponse`]'s fields, owned and deserialisable (for the cache).
@@ -379,6 +385,7 @@ impl Tutor {
             postcheck: PostCheck::default(),
             conversation_id: opts.conversation,
             turn_id: None,
+            prompt_tokens: None,
         };
         let mut trace = serde_json::json!({ "retrieval": retrieval });
         if answer.base.gated {
@@ -416,6 +423,7 @@ impl Tutor {
                 let p = prompt::build_form(opts.prompt_form, opts.mode, lang, &query, &sources);
                 let prompt_tokens = estimate_tokens(&p.system) + estimate_tokens(&p.user);
                 trace["prompt_tokens_estimate"] = prompt_tokens.into();
+                answer.prompt_tokens = Some(prompt_tokens as u64);
                 let t = Instant::now();
                 let result = runtime.block_on(async {
                     client.check_model().await?;
@@ -427,6 +435,9 @@ impl Tutor {
                 match result {
                     Err(e) => self.fall_back(&mut answer, e),
                     Ok(g) => {
+                        if g.prompt_tokens.is_some() {
+                            answer.prompt_tokens = g.prompt_tokens;
+                        }
                         if let Some(ttft) = g.ttft_ms {
                             answer
                                 .base

@@ -137,6 +137,10 @@ pub struct AnswerFigures {
     pub ttft_p95_ms: Option<f64>,
     /// Median total time per question (ms).
     pub total_p50_ms: f64,
+    /// 95th percentile total time per question (ms).
+    pub total_p95_ms: f64,
+    /// Median tokens of the prompt sent to the model ([`TutorAnswer::prompt_tokens`]).
+    pub prompt_tokens_p50: Option<f64>,
 }
 
 #[derive(Default)]
@@ -154,6 +158,7 @@ struct Acc {
     fixed: usize,
     ttft: Vec<f64>,
     total: Vec<f64>,
+    prompt: Vec<f64>,
 }
 
 impl Acc {
@@ -180,6 +185,8 @@ impl Acc {
             ttft_p50_ms: (!self.ttft.is_empty()).then(|| quantile(&self.ttft, 0.5)),
             ttft_p95_ms: (!self.ttft.is_empty()).then(|| quantile(&self.ttft, 0.95)),
             total_p50_ms: quantile(&self.total, 0.5),
+            total_p95_ms: quantile(&self.total, 0.95),
+            prompt_tokens_p50: (!self.prompt.is_empty()).then(|| quantile(&self.prompt, 0.5)),
         }
     }
 }
@@ -197,6 +204,11 @@ pub struct AnswerReport {
     pub by_kind: BTreeMap<String, AnswerFigures>,
     /// The extractive answer (no model) on the same questions, for comparison.
     pub extractive_baseline: Option<AnswerFigures>,
+    /// The same questions with whole pages (up to
+    /// [`WHOLE_PAGES_TOKENS`](crate::answer::tutor::WHOLE_PAGES_TOKENS)) given to the model
+    /// instead of the pruned sentences, asked right after each pruned one: the pruning
+    /// measurement (compare `ttft_p50_ms` and `prompt_tokens_p50` with `overall`'s).
+    pub whole_pages: Option<AnswerFigures>,
     /// Unanswerable questions: share stopped or refused with no model text shown.
     pub off_topic_refused: Option<f64>,
     /// Unanswerable questions asked.
@@ -218,6 +230,9 @@ fn score(tutor: &Tutor, item: &AnswerItem, a: &TutorAnswer, acc: &mut Acc) -> Re
         .push(a.base.timings_ms.get("total").copied().unwrap_or(0.0));
     if let Some(t) = a.base.timings_ms.get("ttft") {
         acc.ttft.push(*t);
+    }
+    if let Some(t) = a.prompt_tokens {
+        acc.prompt.push(t as f64);
     }
     let cited = crate::answer::postcheck::cited(&a.base.answer, a.base.citations.len());
     let book_ok = |title: &str| {
@@ -272,9 +287,19 @@ fn score(tutor: &Tutor, item: &AnswerItem, a: &TutorAnswer, acc: &mut Acc) -> Re
     Ok(())
 }
 
+/// What [`answer_quality`] runs beside the model's answers on the same questions.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Compare {
+    /// The extractive answer (no model): its must-mention and cited-page rates.
+    pub extractive: bool,
+    /// The model given whole pages instead of the pruned sentences, asked right after each
+    /// pruned question so that both see the same load: time to first token and prompt tokens.
+    pub whole_pages: bool,
+}
+
 /// Asks every question of `qa` (and of `unanswerable`) through `tutor` with `opts` (no cache,
-/// not remembered) and reports the figures of [`AnswerReport`]; with `baseline`, also the
-/// extractive answer's must-mention and cited-page rates on the same questions.
+/// not remembered) and reports the figures of [`AnswerReport`], with the comparisons that
+/// `compare` asks for.
 ///
 /// Errors: no model answering, unreadable files, no usable question.
 pub fn answer_quality(
@@ -284,7 +309,7 @@ pub fn answer_quality(
     split: Option<&str>,
     opts: &TutorOptions,
     limit: Option<usize>,
-    baseline: bool,
+    compare: Compare,
 ) -> Result<AnswerReport> {
     if !opts.use_llm {
         return Err(VidyaError::BadOption(
@@ -308,7 +333,7 @@ pub fn answer_quality(
         model: tutor.llm_config().model.clone(),
         ..Default::default()
     };
-    let (mut all, mut base) = (Acc::default(), Acc::default());
+    let (mut all, mut base, mut whole) = (Acc::default(), Acc::default(), Acc::default());
     let mut langs: BTreeMap<String, Acc> = BTreeMap::new();
     let mut kinds: BTreeMap<String, Acc> = BTreeMap::new();
     for item in items.iter().take(limit.unwrap_or(usize::MAX)) {
@@ -325,7 +350,19 @@ pub fn answer_quality(
             langs.entry(item.language.clone()).or_default(),
         )?;
         score(tutor, item, &a, kinds.entry(item.kind.clone()).or_default())?;
-        if baseline {
+        if compare.whole_pages {
+            let w = tutor.ask(
+                &item.question,
+                &TutorOptions {
+                    whole_pages: true,
+                    ..opts.clone()
+                },
+                &mut |_| {},
+                None,
+            )?;
+            score(tutor, item, &w, &mut whole)?;
+        }
+        if compare.extractive {
             let e = tutor.ask(
                 &item.question,
                 &TutorOptions {
@@ -347,7 +384,8 @@ pub fn answer_quality(
     report.overall = all.figures();
     report.by_language = langs.into_iter().map(|(k, v)| (k, v.figures())).collect();
     report.by_kind = kinds.into_iter().map(|(k, v)| (k, v.figures())).collect();
-    report.extractive_baseline = baseline.then(|| base.figures());
+    report.extractive_baseline = compare.extractive.then(|| base.figures());
+    report.whole_pages = compare.whole_pages.then(|| whole.figures());
     if let Some(path) = unanswerable {
         let text = std::fs::read_to_string(path).map_err(|e| VidyaError::io(path, e))?;
         let questions: Vec<String> = text

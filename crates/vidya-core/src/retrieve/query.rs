@@ -194,6 +194,10 @@ pub struct NormalizedQuery {
     /// The English topic terms found for the question's Devanagari words (glossary and
     /// phonetic matches; question words such as "क्या" left out), when there are any.
     pub english: Option<String>,
+    /// Share (0..=1) of the question's Devanagari content words (not stop words, not question
+    /// and function words) that [`english`](Self::english) translates: how much of the
+    /// question the English terms stand for.
+    pub english_share: f32,
 }
 
 /// Normalises questions against one library's vocabulary.
@@ -355,6 +359,7 @@ impl Normalizer {
         let mut topic: Vec<String> = Vec::new();
         let mut corrections = Vec::new();
         let (mut unknown, mut content) = (0, 0);
+        let (mut indic_content, mut translated) = (0usize, 0usize);
         let mut i = 0;
         while i < words.len() {
             // Glossary phrases (longest first): Devanagari anywhere, romanised in Hinglish.
@@ -369,6 +374,8 @@ impl Normalizer {
                     appended.push(english.clone());
                     if !self.function_words.contains(&phrase) {
                         topic.push(english.clone());
+                        indic_content += len;
+                        translated += len;
                     }
                 } else if hinglish && !self.knows(&phrase) {
                     out.push(english.clone());
@@ -401,6 +408,8 @@ impl Normalizer {
                     });
                     appended.push(english.clone());
                     topic.push(english.clone());
+                    indic_content += 1;
+                    translated += 1;
                     out.push(original.to_string());
                     continue;
                 }
@@ -447,6 +456,9 @@ impl Normalizer {
                     }
                 }
             }
+            if has_devanagari(w) && !stop(w) {
+                indic_content += 1;
+            }
             out.push(original.to_string());
         }
         let english = (!topic.is_empty()).then(|| topic.join(" "));
@@ -463,6 +475,7 @@ impl Normalizer {
             content,
             hinglish,
             english,
+            english_share: translated as f32 / indic_content.max(1) as f32,
         }
     }
 
@@ -592,5 +605,21 @@ mod tests {
         );
         // English questions are not touched by the Hinglish rules.
         assert_eq!(n.normalize("newton first law").text, "newton first law");
+    }
+
+    #[test]
+    fn english_share_is_how_much_of_a_hindi_question_the_terms_translate() {
+        let n = normalizer();
+        let whole = n.normalize("प्रकाश संश्लेषण में क्लोरोफिल का क्या काम है");
+        assert!(whole.english.is_some(), "{whole:?}");
+        assert!(whole.english_share > 0.6, "{whole:?}");
+        // One word of a question about a football season: the term stands for little of it.
+        let mut v = HashMap::new();
+        v.insert("register".to_string(), 10);
+        let part =
+            Normalizer::new(v).normalize("इस सीज़न में पैंथर्स टीम से किसने सबसे ज़्यादा टैकल रजिस्टर किए");
+        assert!(part.english.is_some(), "{part:?}");
+        assert!(part.english_share < 0.35, "{part:?}");
+        assert_eq!(n.normalize("why do plants look green").english_share, 0.0);
     }
 }
