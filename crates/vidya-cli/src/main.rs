@@ -197,7 +197,7 @@ enum Command {
     },
     /// Measure retrieval on a QA set (page-level recall@k and MRR), or with --answers the
     /// tutor's answers (keyword match + cited page).
-    Eval(eval_cmd::EvalArgs),
+    Eval(Box<eval_cmd::EvalArgs>),
 }
 
 #[derive(Subcommand)]
@@ -224,9 +224,8 @@ fn main() -> ExitCode {
         cli.command,
         Command::Ask { json: true, .. }
             | Command::Books { json: true }
-            | Command::Eval(eval_cmd::EvalArgs { json: true, .. })
             | Command::Stats { json: true }
-    );
+    ) || matches!(&cli.command, Command::Eval(a) if a.json);
     match run(cli.command, library) {
         Ok(code) => code,
         Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,

@@ -542,21 +542,24 @@ fn answer_eval_judges_phrases_and_cited_pages() {
     );
     // Every question is asked; the long expected answer only has no must-mention phrase. The
     // scripted reply ("thylakoid membrane") is supported by the first question's sources only:
-    // for the other two nothing the model wrote is in its sources, so the student gets the
-    // textbook's sentences (which name the stroma) instead.
+    // for the Calvin cycle nothing the model wrote is in its sources, so the student gets the
+    // textbook's sentences (which name the stroma) instead. "Explain everything about cells"
+    // matches no page of the photosynthesis chapters well and is stopped by the gate (no model
+    // call, no citation).
     let all = &r["overall"];
     assert_eq!(all["n"], 3, "{r:#}");
     assert_eq!(r["skipped"], 0);
-    assert!(
-        (all["answered"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9,
-        "{r:#}"
-    );
-    assert!(
-        (all["extractive"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9,
-        "{r:#}"
-    );
+    for key in ["answered", "extractive", "gated"] {
+        assert!(
+            (all[key].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9,
+            "{key}: {r:#}"
+        );
+    }
     assert_eq!(all["must_mention"], 1.0, "{r:#}");
-    assert_eq!(all["cited_page"], 1.0, "{r:#}");
+    assert!(
+        (all["cited_page"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9,
+        "{r:#}"
+    );
     assert_eq!(all["fully_supported"], 1.0, "{r:#}");
     assert_eq!(all["unsupported_shown"], 0);
     assert!(all["ttft_p50_ms"].as_f64().is_some());

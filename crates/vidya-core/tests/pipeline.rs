@@ -117,10 +117,7 @@ fn every_stage_runs_and_kept_sentences_keep_their_pages() {
                 s.text
             );
         }
-        assert_eq!(
-            p.sentences[0].order, 0,
-            "each chunk's first sentence is kept"
-        );
+        assert!(!p.sentences.is_empty(), "a passage keeps a sentence");
     }
     // The answer built from the pipeline cites the pages it quotes.
     let a = e
@@ -160,7 +157,8 @@ fn a_hindi_question_over_the_english_book_finds_photosynthesis() {
         best.chapter_title
     );
     assert!(r.ranked[0].dense.is_some(), "found by the dense retriever");
-    // BM25 alone cannot match Devanagari words against English text.
+    // Word search alone finds it too, through the English terms the glossary gives the
+    // Hindi words.
     let words_only = PipelineConfig {
         dense: false,
         ..PipelineConfig::default()
@@ -168,7 +166,14 @@ fn a_hindi_question_over_the_english_book_finds_photosynthesis() {
     let r = e
         .retrieve("प्रकाश संश्लेषण में क्लोरोफिल की भूमिका", None, &words_only)
         .unwrap();
-    assert!(!r.gate.pass);
+    assert!(r.query.text.contains("photosynthesis"), "{:?}", r.query);
+    let best = e.library().chunk(r.ranked[0].chunk_id).unwrap().unwrap();
+    assert!(
+        best.chapter_title.contains("Photosynthesis"),
+        "{}",
+        best.chapter_title
+    );
+    assert!(r.ranked[0].bm25.is_some(), "found by BM25");
 }
 
 #[test]
@@ -401,7 +406,15 @@ fn rescoring_with_the_embedder_orders_the_fused_candidates_by_cosine() {
         "{:?}",
         r.stages
     );
-    let cos: Vec<f32> = r.ranked.iter().map(|c| c.dense.unwrap()).collect();
+    // With the sentence signal alone, the order is that of each chunk's best sentence cosine.
+    let cfg = PipelineConfig {
+        rescore_weight: 1.0,
+        ..cfg
+    };
+    let r = e
+        .retrieve("What do the light-dependent reactions make?", None, &cfg)
+        .unwrap();
+    let cos: Vec<f32> = r.ranked.iter().map(|c| c.sentence.unwrap()).collect();
     assert_eq!(cos.len(), 5);
     assert!(cos.windows(2).all(|w| w[0] >= w[1]), "{cos:?}");
     // Without it the fused order stands (and no rescore stage runs).

@@ -46,6 +46,13 @@ pub fn reindex(
     let todo = lib.chunks_without_vectors(&model)?;
     let sentence_todo = lib.chunks_without_sentence_vectors(&model)?;
     let total = todo.len() + sentence_todo.len();
+    // A chunk that lacked both its vector and its sentence vectors is one chunk embedded.
+    let chunks_embedded = todo
+        .iter()
+        .chain(&sentence_todo)
+        .map(|(id, _)| *id)
+        .collect::<std::collections::HashSet<i64>>()
+        .len();
     let mut done = 0;
     for group in todo.chunks(REINDEX_COMMIT) {
         let texts: Vec<&str> = group.iter().map(|(_, t)| t.as_str()).collect();
@@ -93,7 +100,7 @@ pub fn reindex(
     DenseIndex::remove_files(lib.dir());
     let index = DenseIndex::open(lib, &model, crate::embed::DIM)?;
     Ok(ReindexReport {
-        embedded: total,
+        embedded: chunks_embedded,
         indexed: index.len(),
         model,
         seconds: t0.elapsed().as_secs_f64(),
