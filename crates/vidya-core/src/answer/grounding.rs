@@ -433,6 +433,18 @@ pub fn ground(
                 .collect();
         }
     }
+    // A lead-in ("… is calculated as follows:") whose following sentence was removed would
+    // introduce nothing: it goes with it.
+    for i in (0..sentences.len()).rev() {
+        let dangling = sentences[i].verdict == Verdict::NotAFact
+            && sentences[i].text.trim_end().ends_with(':')
+            && sentences
+                .get(i + 1)
+                .is_none_or(|next| next.verdict == Verdict::Removed);
+        if dangling {
+            sentences[i].verdict = Verdict::Removed;
+        }
+    }
     Ok(Grounding { sentences })
 }
 
@@ -510,6 +522,36 @@ mod tests {
         assert_eq!(
             g.text(),
             "What do you think a pair means?\nEach human body cell has 46 chromosomes [1]."
+        );
+    }
+
+    #[test]
+    fn a_lead_in_goes_with_the_removed_sentence_it_introduces() {
+        let sources = [source(
+            1,
+            "Humans have 23 pairs of chromosomes, 46 in all, in each body cell.",
+        )];
+        let tok = Tokenizer::new();
+        let g = ground(
+            "The number is found as follows:\nIt is 2 times 24, which is 48.\nThe count is this:\nEach human body cell has 46 chromosomes [1].",
+            &sources,
+            None,
+            &tok,
+        )
+        .unwrap();
+        let v: Vec<Verdict> = g.sentences.iter().map(|s| s.verdict).collect();
+        assert_eq!(
+            v,
+            vec![
+                Verdict::Removed,
+                Verdict::Removed,
+                Verdict::NotAFact,
+                Verdict::Supported
+            ]
+        );
+        assert_eq!(
+            g.text(),
+            "The count is this:\nEach human body cell has 46 chromosomes [1]."
         );
     }
 
