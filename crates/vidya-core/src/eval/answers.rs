@@ -162,6 +162,26 @@ struct Acc {
 }
 
 impl Acc {
+    /// Adds `other`'s counts and samples to these.
+    fn merge(&mut self, other: &Acc) {
+        self.n += other.n;
+        for (k, v) in &other.statuses {
+            *self.statuses.entry(k.clone()).or_default() += v;
+        }
+        self.model_answers += other.model_answers;
+        self.fully += other.fully;
+        self.unsupported += other.unsupported;
+        self.cited_page += other.cited_page;
+        self.mention_base += other.mention_base;
+        self.mention += other.mention;
+        self.removed += other.removed;
+        self.with_removals += other.with_removals;
+        self.fixed += other.fixed;
+        self.ttft.extend(&other.ttft);
+        self.total.extend(&other.total);
+        self.prompt.extend(&other.prompt);
+    }
+
     fn figures(&self) -> AnswerFigures {
         let share = |x: usize, n: usize| x as f64 / n.max(1) as f64;
         let st = |k: &[&str]| {
@@ -342,14 +362,12 @@ pub fn answer_quality(
             continue;
         }
         let a = tutor.ask(&item.question, &opts, &mut |_| {}, None)?;
-        score(tutor, item, &a, &mut all)?;
-        score(
-            tutor,
-            item,
-            &a,
-            langs.entry(item.language.clone()).or_default(),
-        )?;
-        score(tutor, item, &a, kinds.entry(item.kind.clone()).or_default())?;
+        // Scored once (the re-check embeds every sentence), then counted in each group.
+        let mut one = Acc::default();
+        score(tutor, item, &a, &mut one)?;
+        all.merge(&one);
+        langs.entry(item.language.clone()).or_default().merge(&one);
+        kinds.entry(item.kind.clone()).or_default().merge(&one);
         if compare.whole_pages {
             let w = tutor.ask(
                 &item.question,

@@ -246,6 +246,18 @@ pub struct PipelineResult {
     pub budgeted: Vec<ChunkRecord>,
 }
 
+impl PipelineResult {
+    /// Records the token budget's stage (its `tokens_in`/`tokens_out` from `report`), the
+    /// context size it left and the report itself.
+    fn record_budget(&mut self, mut stage: StageReport, report: BudgetReport) {
+        stage.tokens_in = Some(report.tokens_in);
+        stage.tokens_out = Some(report.tokens_out);
+        self.stages.push(stage);
+        self.context_tokens = report.tokens_out;
+        self.budget = report;
+    }
+}
+
 /// The models the pipeline can use; each is optional.
 #[derive(Clone, Default)]
 pub struct Models {
@@ -794,13 +806,7 @@ impl Retriever {
                     (chunks, report)
                 }
             };
-            result.stages.push(StageReport {
-                tokens_in: Some(report.tokens_in),
-                tokens_out: Some(report.tokens_out),
-                ..stage("budget", t, n, kept.len())
-            });
-            result.context_tokens = report.tokens_out;
-            result.budget = report;
+            result.record_budget(stage("budget", t, n, kept.len()), report);
             result.passages = prune::prune(kept, &Scorer::KeepAll)?;
             result.notes = notes;
             return Ok(result);
@@ -850,13 +856,7 @@ impl Retriever {
                 (pruned, report)
             }
         };
-        result.stages.push(StageReport {
-            tokens_in: Some(report.tokens_in),
-            tokens_out: Some(report.tokens_out),
-            ..stage("budget", t, n, passages.len())
-        });
-        result.context_tokens = report.tokens_out;
-        result.budget = report;
+        result.record_budget(stage("budget", t, n, passages.len()), report);
         result.passages = passages;
         if !self.counter.is_exact() {
             notes.retain(|n| !n.starts_with("token counts"));
