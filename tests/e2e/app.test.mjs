@@ -18,9 +18,12 @@ import { repo, vidyaBin, serverBin, chromiumBin, shots, missingBinaries, startPr
 const fixtures = join(repo, 'tests', 'fixtures', 'biology2e');
 const skip = missingBinaries();
 
-// A model reply with HTML and script in it: it must be shown as text, never run.
-const REPLY = 'Plants capture light energy in their chloroplasts [1]. <script>window.__pwned = 1</script> '
-  + '<img src=x onerror="window.__pwned = 2"> **Photosynthesis** turns that energy into sugar [1].';
+// A model reply with HTML and script in it: it must be shown as text, never run. The two
+// sentences around it are the textbook's (pages 152 and 153 of chapter 8), so they stay; the
+// HTML line has no support in any source and grounding removes it from the final answer.
+const REPLY = 'Plants, algae and cyanobacteria are the only organisms that can carry out photosynthesis [2].\n'
+  + '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2">\n'
+  + '**Photosynthesis** stores the energy of sunlight in the carbon-carbon bonds of carbohydrate molecules [1].';
 
 let work; let server; let serve; let baseUrl; let browser; let page; const children = [];
 
@@ -169,12 +172,17 @@ test('a question streams an answer whose citation opens the cited page', { skip 
   assert.ok(partial.length >= 3, `tokens arrived one by one (${partial.length} updates)`);
   assert.ok(partial[0].length < partial[partial.length - 1].length);
   assert.equal(await answer.getAttribute('data-status'), 'answered');
-  // The HTML in the model's reply is shown as text and never ran.
-  const shown = await answer.locator('.body').innerText();
-  assert.match(shown, /<script>window.__pwned = 1<\/script>/);
-  assert.match(shown, /<img src=x onerror=/);
-  assert.equal(await answer.locator('.body script, .body img').count(), 0);
+  // While it streamed, the HTML in the model's reply was shown as text and never ran.
+  const streamedHtml = partial.findLast((t) => t.includes('<script>'));
+  assert.ok(streamedHtml, 'the streamed text showed the script tag as text');
+  assert.match(streamedHtml, /<script>window.__pwned = 1<\/script>/);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  // The final answer keeps the two textbook sentences and drops the unsupported HTML line.
+  const shown = await answer.locator('.body').innerText();
+  assert.match(shown, /only organisms that can carry out photosynthesis/);
+  assert.match(shown, /carbon-carbon bonds/);
+  assert.doesNotMatch(shown, /__pwned/);
+  assert.equal(await answer.locator('.body script, .body img').count(), 0);
   // [1] opens the page image with the passage highlighted.
   await answer.locator('button.cite').first().click();
   await page.waitForFunction(() => {
