@@ -2,7 +2,7 @@
 //! each document is one page (its page label is the document id) and one chunk.
 //!
 //! Used by `vidya eval --beir`; the book goes through the same single transaction, BM25 terms
-//! and dense vectors as a textbook.
+//! and dense vectors (chunk and sentence vectors) as a textbook.
 
 use super::{IngestOptions, Progress};
 use crate::error::{Result, VidyaError};
@@ -59,12 +59,14 @@ pub fn ingest_documents(
             sentence_vectors: None,
         })
         .collect();
+    // The same embedding as a textbook's (chunk and sentence vectors), so a BEIR or XQuAD
+    // measurement runs the pipeline a student gets, sentence rescoring included.
     let embedding_model = match &opts.embedder {
         Some(e) => {
-            let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
             let cancel = opts.cancel.clone();
-            let vectors = e.embed_passages_batched(
-                &texts,
+            super::vectors::embed_chunks(
+                e,
+                &mut chunks,
                 &mut |done, total| on_progress(Progress::Embedding { done, total }),
                 &|| {
                     cancel
@@ -72,9 +74,6 @@ pub fn ingest_documents(
                         .is_none_or(|c| !c.load(std::sync::atomic::Ordering::SeqCst))
                 },
             )?;
-            for (c, v) in chunks.iter_mut().zip(vectors) {
-                c.vector = Some(v);
-            }
             Some(e.model_id())
         }
         None => None,

@@ -9,7 +9,9 @@
 //!   (`data/sms_spellings.tsv`); Latin-script words the books never use corrected to the
 //!   closest word they do use (optimal string alignment distance 1, or 2 for words of nine
 //!   letters or more; the most frequent such word wins; Indic words are never rewritten, nor
-//!   the short romanised Hindi words of a Hinglish question);
+//!   the short romanised Hindi words of a Hinglish question, nor a word whose Snowball stem
+//!   the books use ("harming" beside "harm"), nor mixed-case names and short acronyms as
+//!   typed ("tTregs", "PTEN"));
 //!   in a Hinglish question, its Hindi function words dropped (`data/stopwords_hinglish.txt`)
 //!   and its Hindi words with a glossary entry (`data/glossary_hi_en.tsv`: NCERT terminology,
 //!   Devanagari and common romanised spellings) replaced by the English terms;
@@ -212,6 +214,11 @@ pub struct Normalizer {
     function_words: HashSet<String>,
     longest_phrase: usize,
     hinglish_stop: HashSet<String>,
+    /// Snowball English stems of the vocabulary's Latin-script words: a question word with one
+    /// of these stems is an inflection the books use ("harming" where they say "harm"), not a
+    /// typo, and BM25 matches it already.
+    stems: HashSet<String>,
+    stemmer: rust_stemmers::Stemmer,
 }
 
 impl std::fmt::Debug for Normalizer {
@@ -247,6 +254,16 @@ fn is_latin_word(w: &str) -> bool {
     w.chars().all(|c| c.is_ascii_alphabetic())
 }
 
+/// True when `word` as typed reads as a name rather than a misspelling: mixed case with a
+/// capital after the first letter ("tTregs", "ComYMV", "aPKCz"), or an acronym of at most
+/// five capitals ("PTEN", "OPML").
+fn is_name(word: &str) -> bool {
+    let w = word.trim_matches(is_punctuation);
+    let later_capital = w.chars().skip(1).any(|c| c.is_uppercase());
+    let lower = w.chars().any(|c| c.is_lowercase());
+    later_capital && (lower || w.chars().count() <= 5)
+}
+
 fn has_devanagari(w: &str) -> bool {
     w.chars().any(|c| script_of(c) == Script::Devanagari)
 }
@@ -256,7 +273,12 @@ impl Normalizer {
     pub fn new(vocabulary: HashMap<String, u32>) -> Self {
         let mut by_length: HashMap<usize, Vec<(String, u32)>> = HashMap::new();
         let mut by_key: HashMap<String, (String, u32)> = HashMap::new();
+        let stemmer = rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English);
+        let mut stems = HashSet::new();
         for (w, c) in &vocabulary {
+            if is_latin_word(w) {
+                stems.insert(stemmer.stem(w).into_owned());
+            }
             if is_latin_word(w) && w.len() >= 3 {
                 by_length.entry(w.len()).or_default().push((w.clone(), *c));
                 let key = latin_key(w);
@@ -294,12 +316,20 @@ impl Normalizer {
                 .map(|l| l.trim().to_lowercase())
                 .filter(|l| !l.is_empty() && !l.starts_with('#'))
                 .collect(),
+            stems,
+            stemmer,
         }
     }
 
     /// True when the library uses `word` (lower case).
     pub fn knows(&self, word: &str) -> bool {
         self.vocabulary.contains_key(word)
+    }
+
+    /// True when the library uses a word with `word`'s Snowball English stem (lower case,
+    /// Latin script): "harming" where the books say "harm" or "harmed".
+    pub fn knows_stem(&self, word: &str) -> bool {
+        is_latin_word(word) && self.stems.contains(self.stemmer.stem(word).as_ref())
     }
 
     /// The library word closest to `word` (a Latin-script word the library does not use), if
@@ -436,10 +466,13 @@ impl Normalizer {
             }
             if is_latin_word(w) && w.len() >= 2 && !stop(w) {
                 content += 1;
-                if !self.knows(w) {
+                // An inflection of a library word is neither unknown nor a typo.
+                if !self.knows(w) && !self.knows_stem(w) {
                     // Romanised Hindi words ("chot", "karne") are not English typos: in a
-                    // Hinglish question only longer words are corrected.
-                    let fixed = if hinglish && w.len() < 6 {
+                    // Hinglish question only longer words are corrected. Nor are names in
+                    // mixed case or short acronyms ("tTregs", "ComYMV", "PTEN"), which are
+                    // typed on purpose.
+                    let fixed = if (hinglish && w.len() < 6) || is_name(original) {
                         None
                     } else {
                         self.correct(w)
@@ -515,6 +548,32 @@ mod tests {
             v.insert(w.to_string(), c);
         }
         Normalizer::new(v)
+    }
+
+    #[test]
+    fn inflections_and_names_are_not_typos() {
+        let mut v = HashMap::new();
+        for (w, c) in [
+            ("risk", 5),
+            ("harm", 9),
+            ("warming", 9),
+            ("tregs", 4),
+            ("pten", 6),
+            ("cells", 20),
+        ] {
+            v.insert(w.to_string(), c);
+        }
+        let n = Normalizer::new(v);
+        // "harming" is one edit from "warming", but the books use its stem: kept, and known.
+        let q = n.normalize("risk of harming cells");
+        assert_eq!(q.text, "risk of harming cells");
+        assert_eq!(q.unknown, 0);
+        // Mixed-case names and short acronyms stay as typed (and count as unknown words).
+        let q = n.normalize("tTregs and PTEM in cells");
+        assert_eq!(q.text, "tTregs and PTEM in cells");
+        assert_eq!(q.unknown, 2);
+        // The same letters typed in lower case are a misspelling, corrected.
+        assert_eq!(n.normalize("ttregs in cells").text, "tregs in cells");
     }
 
     #[test]
