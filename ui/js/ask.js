@@ -142,9 +142,16 @@ async function submit(e) {
     books: book ? [Number(book)] : undefined,
     conversation: conversation ?? undefined,
   };
+  const controller = new AbortController();
+  const cancel = $('cancel-ask');
+  cancel.hidden = api.inApp;
+  cancel.onclick = () => controller.abort();
   try {
     await api.ask(request, (event, data) => {
-      if (event === 'token') {
+      if (event === 'queued') {
+        // Classroom mode: other questions are before this one at the model.
+        stream.textContent = data.ahead > 0 ? t('ask.queued', { ahead: data.ahead }) : t('ask.thinking');
+      } else if (event === 'token') {
         if (!started) { started = true; stream.textContent = ''; stream.classList.remove('muted'); }
         stream.textContent += data.text;
         scrollDown();
@@ -158,11 +165,14 @@ async function submit(e) {
       } else if (event === 'error') {
         bubble.replaceChildren(el('div', 'error', data.message));
       }
-    });
+    }, controller.signal);
   } catch (err) {
-    bubble.replaceChildren(el('div', 'error', err.message));
+    bubble.replaceChildren(el('div', err.kind === 'cancelled' ? 'muted' : 'error', err.kind === 'cancelled' ? t('ask.cancelled') : err.message));
+    // Classroom mode: the teacher ended the class; the page goes back to the join form.
+    if (err.kind === 'class_ended') window.dispatchEvent(new CustomEvent('vidya:class-ended'));
   } finally {
     busy = false;
+    cancel.hidden = true;
     $('send').disabled = false;
     if (bubble.offsetHeight <= $('messages').clientHeight / 2) scrollDown();
     refreshConversations();

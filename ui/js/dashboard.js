@@ -50,7 +50,35 @@ function columns(values, behind, format) {
   return s;
 }
 
+/** The classroom panel (browser on the teacher's laptop, `vidya serve --classroom` only). */
+async function refreshClassroom() {
+  let c = null;
+  if (!api.inApp) { try { c = await api.call('classroom'); } catch { c = null; } }
+  $('classroom').hidden = !(c && c.on);
+  if (!c || !c.on) return;
+  text($('class-address'), c.addresses.join('  ·  '));
+  text($('class-code'), c.code || '–');
+  $('class-qr').hidden = !c.qr_svg;
+  // The server's own SVG, shown as an image (an image's SVG never runs script).
+  if (c.qr_svg) $('class-qr').src = `data:image/svg+xml;base64,${btoa(c.qr_svg)}`;
+  $('class-end').hidden = !c.code;
+  $('class-start').hidden = Boolean(c.code);
+  // Device names are what students typed: text only, never markup.
+  $('class-students').replaceChildren(...(c.students.length ? c.students.map((st) => {
+    const li = document.createElement('li');
+    li.textContent = t('class.device', { name: st.name, questions: st.questions });
+    return li;
+  }) : [Object.assign(document.createElement('li'), { className: 'muted', textContent: t('class.none') })]));
+}
+
+/** Wires the classroom buttons. */
+export function init() {
+  $('class-end').addEventListener('click', async () => { await api.call('classroom_end'); refreshClassroom(); });
+  $('class-start').addEventListener('click', async () => { await api.call('classroom_start'); refreshClassroom(); });
+}
+
 export async function refresh() {
+  refreshClassroom();
   let s;
   try { s = await api.call('stats'); } catch { return; }
   text($('d-questions'), s.questions);

@@ -1,4 +1,5 @@
-// Start-up: load the settings and the interface language, wire the four screens.
+// Start-up: load the settings and the interface language, wire the four screens; in
+// classroom mode, a student's device gets the join form, then the Ask screen alone.
 
 import * as api from './transport.js';
 import * as i18n from './i18n.js';
@@ -29,8 +30,78 @@ function showProblems(problems) {
   banner.hidden = problems.length === 0;
 }
 
+// Classroom mode: who this browser is. The desktop window is always the teacher.
+async function whoAmI() {
+  if (api.inApp) return { role: 'teacher' };
+  try { return await api.call('session'); } catch { return { role: 'teacher' }; }
+}
+
+// Before joining: the join form alone. `ended`: the class this device was in has ended.
+function showJoin(ended) {
+  document.body.dataset.role = 'none';
+  document.querySelectorAll('.screen').forEach((s) => { s.hidden = s.id !== 'screen-join'; });
+  $('join-note').textContent = i18n.t(ended ? 'join.ended' : 'join.note');
+  $('join-code').value = '';
+  $('join-code').focus();
+}
+
+// A student's device: the Ask screen alone, their own conversations, no teacher screens.
+async function startStudent(me) {
+  await i18n.setLanguage(i18n.savedLanguage() || 'en');
+  $('ui-language').value = i18n.language();
+  $('ui-language').addEventListener('change', async (e) => {
+    await i18n.setLanguage(e.target.value);
+    ask.relabel();
+    if (document.body.dataset.role === 'none') showJoin(false);
+  });
+  $('join-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    $('join-error').hidden = true;
+    try {
+      await api.call('join', { code: $('join-code').value.trim(), name: $('join-name').value });
+      window.location.reload();
+    } catch (err) {
+      $('join-error').textContent = err.message;
+      $('join-error').hidden = false;
+    }
+  });
+  // The teacher on another device: the PIN set on the laptop's Settings screen.
+  $('teacher-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    $('teacher-error').hidden = true;
+    try {
+      await api.call('teacher_login', { pin: $('teacher-pin').value.trim() });
+      window.location.reload();
+    } catch (err) {
+      $('teacher-error').textContent = err.message;
+      $('teacher-error').hidden = false;
+    }
+  });
+  window.addEventListener('vidya:class-ended', () => showJoin(true));
+  if (me.role === 'student') {
+    document.body.dataset.role = 'student';
+    ask.init();
+    show('ask');
+    $('question').focus();
+    // The teacher may end the class at any time: the page says so within a few seconds.
+    const poll = setInterval(async () => {
+      let now = null;
+      try { now = await api.call('session'); } catch { return; }
+      if (now.role === 'none') { clearInterval(poll); showJoin(true); }
+    }, 3000);
+  } else {
+    showJoin(false);
+  }
+  document.body.dataset.ready = 'true';
+}
+
 async function start() {
   fillLanguageMenus(document);
+  const me = await whoAmI();
+  if (me.role !== 'teacher') {
+    await startStudent(me);
+    return;
+  }
   let s = null;
   try { s = await settings.load(); } catch (e) { ask.toast(e.message); }
   const lang = (s && s.ui_language) || i18n.savedLanguage() || 'en';
@@ -56,6 +127,7 @@ async function start() {
     try { await settings.save({ ui_language: i18n.language() }); } catch { /* kept in this browser */ }
   });
   ask.init();
+  dashboard.init();
   library.init((books) => ask.setBooks(books));
   settings.init((saved) => ask.setDefaults(saved));
   setup.init(async () => {

@@ -37,7 +37,28 @@ export async function save(changes) {
   return s;
 }
 
+// The teacher PIN (browser on the laptop only: it serves classroom mode).
+function initPin() {
+  if (api.inApp) return;
+  $('pin-form').hidden = false;
+  $('pin-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const status = $('pin-status');
+    const pin = $('pin').value.trim();
+    try {
+      await api.call('set_pin', { pin: pin || null });
+      $('pin').value = '';
+      status.className = 'notice';
+      text(status, t(pin ? 'pin.saved' : 'pin.removed'));
+    } catch (err) {
+      status.className = 'error';
+      text(status, err.message);
+    }
+  });
+}
+
 export function init(onSaved) {
+  initPin();
   $('settings-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const status = $('settings-status');

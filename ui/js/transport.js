@@ -36,6 +36,14 @@ const routes = {
   setup_report: () => ['GET', '/api/setup'],
   setup_start_ollama: () => ['POST', '/api/setup/ollama/start'],
   setup_done: (a) => ['POST', '/api/setup/done', { done: a.done }],
+  // Classroom mode (browser only: the desktop window is always the teacher's).
+  session: () => ['GET', '/api/session'],
+  join: (a) => ['POST', '/api/join', { code: a.code, name: a.name }],
+  classroom: () => ['GET', '/api/classroom'],
+  teacher_login: (a) => ['POST', '/api/teacher', { pin: a.pin }],
+  set_pin: (a) => ['PUT', '/api/teacher-pin', { pin: a.pin }],
+  classroom_start: () => ['POST', '/api/classroom/start'],
+  classroom_end: () => ['POST', '/api/classroom/end'],
 };
 
 async function httpJson(method, path, body) {
@@ -99,11 +107,12 @@ async function readSse(res, onEvent) {
   }
 }
 
-async function postStream(path, body, headers, onEvent) {
+async function postStream(path, body, headers, onEvent, signal) {
   let res;
   try {
-    res = await fetch(path, { method: 'POST', headers, body });
+    res = await fetch(path, { method: 'POST', headers, body, signal });
   } catch (e) {
+    if (e && e.name === 'AbortError') throw new VidyaError('cancelled', 'cancelled');
     throw new VidyaError('unreachable', 'Vidya is not running: start it again (vidya serve) and reload this page.');
   }
   await readSse(res, onEvent);
@@ -126,10 +135,19 @@ function tauriStream(command, args, last, onEvent) {
   });
 }
 
-/** Asks a question; onEvent receives `token`, then `answer` or `error`. */
-export function ask(request, onEvent) {
+/**
+ * Asks a question; onEvent receives `queued` (`{ahead}`, while it waits for the model),
+ * `token`, then `answer` or `error`. `signal` (an AbortSignal, browser only) cancels it: the
+ * question leaves the queue or the model stops; the promise rejects with kind `cancelled`.
+ */
+export async function ask(request, onEvent, signal) {
   if (inApp) return tauriStream('ask', { request }, ['answer', 'error'], onEvent);
-  return postStream('/api/ask', JSON.stringify(request), { 'Content-Type': 'application/json' }, onEvent);
+  try {
+    return await postStream('/api/ask', JSON.stringify(request), { 'Content-Type': 'application/json' }, onEvent, signal);
+  } catch (e) {
+    if (e && e.name === 'AbortError') throw new VidyaError('cancelled', 'cancelled');
+    throw e;
+  }
 }
 
 /** Adds the .gguf file at `path` to Ollama; onEvent receives `model`, then `done` or `error`. */

@@ -178,9 +178,15 @@ enum Command {
     /// Serve the library over a local HTTP API (JSON, server-sent events) for scripts and a
     /// browser: GET /health, POST /api/ask, POST /api/ingest, GET /api/books, GET /api/stats.
     Serve {
-        /// Address to listen on. The default accepts connections from this machine only.
-        #[arg(long, default_value = "127.0.0.1")]
-        bind: std::net::IpAddr,
+        /// Address to listen on (default 127.0.0.1: this machine only; with --classroom,
+        /// 0.0.0.0: the local network). Another address needs --classroom.
+        #[arg(long)]
+        bind: Option<std::net::IpAddr>,
+        /// Classroom mode: listen on the local network; students join with the code printed
+        /// here and may only ask and see their own conversations; only this machine changes
+        /// the library and the settings.
+        #[arg(long)]
+        classroom: bool,
         /// Port to listen on (0: any free port, printed at start).
         #[arg(long, default_value_t = 8765)]
         port: u16,
@@ -358,18 +364,27 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
         Command::Stats { json } => stats_cmd(&library, json),
         Command::Serve {
             bind,
+            classroom,
             port,
             model,
             ollama,
             no_embed,
         } => serve::run(
             &library,
-            std::net::SocketAddr::new(bind, port),
+            std::net::SocketAddr::new(
+                bind.unwrap_or(if classroom {
+                    std::net::Ipv4Addr::UNSPECIFIED.into()
+                } else {
+                    std::net::Ipv4Addr::LOCALHOST.into()
+                }),
+                port,
+            ),
             vidya_core::app::LlmOverrides {
                 host: ollama,
                 model,
             },
             !no_embed,
+            classroom,
         ),
         Command::Doctor { json, host, model } => doctor_cmd(&library, json, host, model),
         Command::Setup(args) => setup_cmd::run(&library, args),

@@ -158,9 +158,12 @@ pub enum VidyaError {
     /// The conversation does not exist.
     #[error("there is no conversation with id {0}: `vidya conversations` lists them")]
     NoSuchConversation(i64),
-    /// The ingest was cancelled.
+    /// The ingest, or a question waiting for the model, was cancelled.
     #[error("cancelled")]
     Cancelled,
+    /// Too many questions wait for the model already (the message says when to ask again).
+    #[error("{0}")]
+    Busy(String),
 }
 
 impl VidyaError {
@@ -190,6 +193,7 @@ impl VidyaError {
             Self::BadOption(_) => "bad_option",
             Self::NoSuchConversation(_) => "no_such_conversation",
             Self::Cancelled => "cancelled",
+            Self::Busy(_) => "busy",
         }
     }
 

@@ -43,6 +43,12 @@ impl From<&VidyaError> for ErrorBody {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", content = "data", rename_all = "snake_case")]
 pub enum AskEvent {
+    /// The question waits for the model: `ahead` questions are before it (the one being
+    /// answered included). Sent when the number changes, before any token.
+    Queued {
+        /// Questions before this one.
+        ahead: usize,
+    },
     /// Text the model just wrote.
     Token {
         /// The new text.

@@ -9,8 +9,11 @@
 
 pub mod events;
 pub mod page_image;
+pub mod queue;
+pub mod roles;
 pub mod settings;
 pub mod setup;
+pub mod teacher_pin;
 pub mod uploads;
 
 pub use events::{AskEvent, ErrorBody, IngestEvent, IngestProgress};
@@ -104,6 +107,16 @@ pub struct LlmOverrides {
     pub model: Option<String>,
 }
 
+/// How one question waits for the model ([`App::ask_with`]).
+pub struct AskControl<'a> {
+    /// The teacher's question (ahead of every student's in the queue).
+    pub teacher: bool,
+    /// Called with the number of questions ahead whenever it changes while waiting.
+    pub on_queue: &'a mut (dyn FnMut(usize) + Send),
+    /// Set to true to leave the queue, or to stop the model mid-answer.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
 /// The app service over one library folder.
 pub struct App {
     library: PathBuf,
@@ -115,6 +128,7 @@ pub struct App {
     embedder: Mutex<Option<Arc<Embedder>>>,
     ingest: Mutex<()>,
     cancel: Mutex<Option<Arc<AtomicBool>>>,
+    queue: queue::AskQueue,
 }
 
 impl std::fmt::Debug for App {
@@ -152,6 +166,7 @@ impl App {
             embedder: Mutex::new(None),
             ingest: Mutex::new(()),
             cancel: Mutex::new(None),
+            queue: queue::AskQueue::default(),
         })
     }
 
@@ -304,16 +319,60 @@ impl App {
         Self::tutor_options(req, &self.settings()).map(|_| ())
     }
 
-    /// Answers a question; `on_token` receives the model's text as it streams. One question
-    /// is answered at a time. Errors: as [`Tutor::ask`]; a model that is down or stops is not
-    /// an error (the answer quotes the textbook and says why).
+    /// Sets (`Some`) or removes (`None`) the teacher PIN ([`teacher_pin`]). Errors:
+    /// [`VidyaError::BadOption`] for a PIN that is not 4–12 digits.
+    pub fn set_teacher_pin(&self, pin: Option<&str>) -> Result<()> {
+        teacher_pin::set(&self.library, pin)
+    }
+
+    /// True when a teacher PIN is set.
+    pub fn teacher_pin_set(&self) -> bool {
+        teacher_pin::is_set(&self.library)
+    }
+
+    /// True when `pin` is the teacher PIN.
+    pub fn check_teacher_pin(&self, pin: &str) -> bool {
+        teacher_pin::check(&self.library, pin)
+    }
+
+    /// Answers a question as the teacher's (first in the model's queue); `on_token` receives
+    /// the model's text as it streams. See [`App::ask_with`].
     pub fn ask(
         &self,
         req: &AskRequest,
         on_token: &mut (dyn FnMut(&str) + Send),
     ) -> Result<TutorAnswer> {
+        self.ask_with(
+            req,
+            on_token,
+            AskControl {
+                teacher: true,
+                on_queue: &mut |_| {},
+                cancel: None,
+            },
+        )
+    }
+
+    /// Answers a question; `on_token` receives the model's text as it streams. Questions are
+    /// answered one at a time, in the model's queue ([`queue::AskQueue`]: the teacher's first,
+    /// then in the order they came); `ctl.on_queue` hears how many are ahead while it waits,
+    /// and `ctl.cancel` set to true takes it out of the queue or stops the model.
+    ///
+    /// Errors: as [`Tutor::ask`]; [`VidyaError::Busy`] when the queue is full;
+    /// [`VidyaError::Cancelled`] when cancelled while waiting. A model that is down or stops
+    /// is not an error (the answer quotes the textbook and says why).
+    pub fn ask_with(
+        &self,
+        req: &AskRequest,
+        on_token: &mut (dyn FnMut(&str) + Send),
+        ctl: AskControl<'_>,
+    ) -> Result<TutorAnswer> {
         let settings = self.settings();
         let opts = Self::tutor_options(req, &settings)?;
+        let cancel = ctl.cancel.clone();
+        let _turn = self.queue.wait_turn(ctl.teacher, ctl.on_queue, &|| {
+            cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst))
+        })?;
         let mut guard = lock(&self.tutor);
         if self.stale.swap(false, Ordering::SeqCst) {
             *guard = None;
@@ -323,7 +382,7 @@ impl App {
         }
         let tutor = guard.as_mut().expect("built above");
         tutor.set_llm_config(settings.llm());
-        tutor.ask(&req.question, &opts, on_token, None)
+        tutor.ask(&req.question, &opts, on_token, ctl.cancel)
     }
 
     /// Conversations, newest first.

@@ -41,14 +41,29 @@
 //!
 //! Inside an event stream the HTTP status is 200 and problems arrive as `error` events.
 //!
-//! The server binds to 127.0.0.1 by default: only this machine can reach it. Requests whose
+//! - Classroom and session ([`access`]): `GET /api/session` → `{"role": "teacher"|"student"|
+//!   "none", "name"?, "classroom": bool}`; `POST /api/join` `{"code", "name"}` → a student
+//!   session cookie; `POST /api/leave`; `POST /api/teacher` `{"pin"}` → a teacher session
+//!   cookie on another device; the teacher's `PUT /api/teacher-pin` `{"pin": str|null}`; the teacher's `GET /api/classroom` → `{"on", "code",
+//!   "addresses", "students", "qr_svg"}`, `POST /api/classroom/start` (a new code) and
+//!   `POST /api/classroom/end`.
+//!
+//! Who may call what is declared once, in [`vidya_core::app::roles::ROUTES`]: the teacher (this machine) may
+//! call every route; a student who joined with the code may ask, read their own
+//! conversations and see page images; anyone else only joins. The server binds to 127.0.0.1
+//! by default: only this machine can reach it, and another address is refused unless
+//! classroom mode is on (`--classroom`, which listens on the local network). Requests whose
 //! `Host` is not this server's address, or that come from a web page of another origin, are
 //! refused (403), so a web site open in the same browser cannot drive the API. Every response
 //! carries a strict Content-Security-Policy: the interface runs only its own scripts.
 
+pub mod access;
+mod classroom;
+
+use access::{Access, Caller};
 use anyhow::Result;
 use axum::body::{Body, Bytes};
-use axum::extract::{Path as UrlPath, Query, Request, State};
+use axum::extract::{Extension, Path as UrlPath, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -60,6 +75,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::UnboundedReceiverStream;
@@ -68,8 +84,8 @@ use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 use vidya_core::app::events::name_and_data;
 use vidya_core::app::{
-    App, AskEvent, AskRequest, ErrorBody, IngestEvent, LlmOverrides, PageImageRequest, Settings,
-    LANGUAGE_CHOICES,
+    App, AskControl, AskEvent, AskRequest, ErrorBody, IngestEvent, LlmOverrides, PageImageRequest,
+    Settings, LANGUAGE_CHOICES,
 };
 use vidya_core::setup::SetupEvent;
 use vidya_core::VidyaError;
@@ -84,14 +100,26 @@ pub const MAX_JSON_BYTES: usize = 1 << 20;
 /// this server or `blob:`/`data:` (rendered pages), no frames, no plugins.
 pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/// Serves `library` at `bind` until Ctrl-C. Errors: the address is taken, the library folder
-/// cannot be created.
+/// Why a non-loopback address without classroom mode is refused (what the teacher reads).
+pub const OPEN_BIND_REFUSED: &str = "refusing to listen on {bind}: without classroom mode every device on the network could change your library and settings. To serve a class, run `vidya serve --classroom`: students join with a code on your screen and can only ask questions";
+
+/// Serves `library` at `bind` until Ctrl-C. `classroom` turns classroom mode on (students
+/// join with a code; see [`access`]). Errors: `bind` is not loopback without `classroom`, the
+/// address is taken, the library folder cannot be created.
 pub fn run(
     library: &Path,
     bind: SocketAddr,
     overrides: LlmOverrides,
     embed: bool,
+    classroom: bool,
 ) -> Result<ExitCode> {
+    if !classroom && !bind.ip().is_loopback() {
+        anyhow::bail!(OPEN_BIND_REFUSED.replace("{bind}", &bind.ip().to_string()));
+    }
+    let own: Vec<std::net::IpAddr> = local_ip_address::list_afinet_netifas()
+        .map(|l| l.into_iter().map(|(_, ip)| ip).collect())
+        .unwrap_or_default();
+    let access = Arc::new(Access::new(classroom, own));
     let app = Arc::new(App::open(library, embed, overrides)?);
     let ui = vidya_core::paths::ui_dir();
     if !ui.join("index.html").is_file() {
@@ -121,13 +149,16 @@ pub fn run(
             "Vidya is serving {} at http://{shown} (Ctrl-C stops it)",
             library.display()
         ));
+        if classroom {
+            classroom::announce(&access, addr);
+        }
         {
             let app = app.clone();
             tokio::task::spawn_blocking(move || app.warm_up());
         }
         axum::serve(
             listener,
-            router(app, &ui).into_make_service_with_connect_info::<SocketAddr>(),
+            router(app, access, &ui).into_make_service_with_connect_info::<SocketAddr>(),
         )
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
@@ -138,8 +169,16 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-fn router(app: Arc<App>, ui: &Path) -> Router {
+fn router(app: Arc<App>, access: Arc<Access>, ui: &Path) -> Router {
     let api = Router::new()
+        .route("/api/session", get(classroom::session))
+        .route("/api/join", post(classroom::join))
+        .route("/api/leave", post(classroom::leave))
+        .route("/api/teacher", post(classroom::teacher))
+        .route("/api/teacher-pin", axum::routing::put(classroom::set_pin))
+        .route("/api/classroom", get(classroom::info))
+        .route("/api/classroom/start", post(classroom::start))
+        .route("/api/classroom/end", post(classroom::end))
         .route("/health", get(health))
         .route("/api/ask", post(ask))
         .route(
@@ -165,11 +204,16 @@ fn router(app: Arc<App>, ui: &Path) -> Router {
         .route("/api/setup/sample", post(setup_sample))
         .route("/api/setup/done", post(setup_done))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
+        .route_layer(middleware::from_fn_with_state(
+            access.clone(),
+            access::guard,
+        ))
+        .layer(Extension(access.clone()))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_JSON_BYTES))
         .layer(middleware::map_response(json_errors))
         .with_state(app);
     api.fallback_service(ServeDir::new(ui).append_index_html_on_directories(true))
-        .layer(middleware::from_fn(same_origin_only))
+        .layer(middleware::from_fn_with_state(access, same_origin_only))
         .layer(SetResponseHeaderLayer::overriding(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(CSP),
@@ -226,27 +270,33 @@ async fn json_errors(res: Response) -> Response {
         .into_response()
 }
 
-/// True for a `Host` header naming this machine's loopback (any port).
-fn is_local_host(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
+/// The name part of a `Host` header (`[::1]:8765` → `::1`, `192.168.1.5:8765` → `192.168.1.5`).
+fn host_name(host: &str) -> &str {
+    match host.strip_prefix('[') {
         Some(v6) => v6.split(']').next().unwrap_or(""),
         None => host.rsplit_once(':').map_or(host, |(h, _)| h),
-    };
-    matches!(name, "127.0.0.1" | "localhost" | "::1")
+    }
 }
 
-/// Refuses requests from other web sites: a `Host` that is not loopback (DNS rebinding) when
-/// the server is bound to loopback, and an `Origin` that differs from the `Host`.
-async fn same_origin_only(req: Request, next: Next) -> Response {
+/// True for a `Host` header naming this machine's loopback (any port).
+fn is_local_host(host: &str) -> bool {
+    matches!(host_name(host), "127.0.0.1" | "localhost" | "::1")
+}
+
+/// Refuses requests from other web sites: a `Host` that is not this server's address (DNS
+/// rebinding; in classroom mode this machine's network addresses are its addresses too), and
+/// an `Origin` that differs from the `Host`.
+async fn same_origin_only(State(access): State<Arc<Access>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = headers
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let local_peer = req
-        .extensions()
-        .get::<axum::extract::ConnectInfo<SocketAddr>>()
-        .is_none_or(|c| c.0.ip().is_loopback());
+    let host_ok = is_local_host(host)
+        || (access.classroom()
+            && host_name(host)
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| access.is_local(ip)));
     let origin_ok = headers
         .get(header::ORIGIN)
         .and_then(|v| v.to_str().ok())
@@ -255,12 +305,12 @@ async fn same_origin_only(req: Request, next: Next) -> Response {
                 .or_else(|| o.strip_prefix("https://"))
                 == Some(host)
         });
-    if (local_peer && !is_local_host(host)) || !origin_ok {
-        return (
+    if !host_ok || !origin_ok {
+        return access::refuse(
             StatusCode::FORBIDDEN,
-            Json(serde_json::json!({"error": {"kind": "forbidden", "message": "requests from other web sites are refused: open Vidya at the address `vidya serve` printed"}})),
-        )
-            .into_response();
+            "forbidden",
+            "requests from other web sites are refused: open Vidya at the address `vidya serve` printed",
+        );
     }
     next.run(req).await
 }
@@ -280,6 +330,7 @@ impl IntoResponse for ApiError {
             "empty_question" | "bad_option" | "unsupported" | "empty" | "too_large" => {
                 StatusCode::BAD_REQUEST
             }
+            "busy" => StatusCode::SERVICE_UNAVAILABLE,
             "no_library"
             | "empty_library"
             | "no_such_book"
@@ -356,23 +407,49 @@ async fn put_settings(
     Ok(Json(blocking(move || app.save_settings(&s)).await?))
 }
 
-async fn conversations(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
-    let list = blocking(move || app.conversations()).await?;
+/// Conversations: every one for the teacher, a student's own for a student.
+async fn conversations(
+    State(app): State<Arc<App>>,
+    Extension(access): Extension<Arc<Access>>,
+    Extension(caller): Extension<Caller>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let mut list = blocking(move || app.conversations()).await?;
+    if let Caller::Student(token) = &caller {
+        let own = access.conversations_of(token);
+        list.retain(|c| own.contains(&c.id));
+    }
     Ok(Json(serde_json::to_value(list).unwrap_or_default()))
+}
+
+/// A student may only see their own conversations: any other id is "no such conversation",
+/// as if it did not exist.
+fn check_owner(access: &Access, caller: &Caller, id: i64) -> Result<(), ApiError> {
+    match caller {
+        Caller::Student(token) if !access.owns(token, id) => {
+            Err(ApiError(VidyaError::NoSuchConversation(id)))
+        }
+        _ => Ok(()),
+    }
 }
 
 async fn conversation(
     State(app): State<Arc<App>>,
+    Extension(access): Extension<Arc<Access>>,
+    Extension(caller): Extension<Caller>,
     UrlPath(id): UrlPath<i64>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
+    check_owner(&access, &caller, id)?;
     let turns = blocking(move || app.conversation(id)).await?;
     Ok(Json(serde_json::to_value(turns).unwrap_or_default()))
 }
 
 async fn delete_conversation(
     State(app): State<Arc<App>>,
+    Extension(access): Extension<Arc<Access>>,
+    Extension(caller): Extension<Caller>,
     UrlPath(id): UrlPath<i64>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
+    check_owner(&access, &caller, id)?;
     blocking(move || app.delete_conversation(id)).await?;
     Ok(Json(serde_json::json!({ "deleted": id })))
 }
@@ -391,23 +468,102 @@ async fn page_image(State(app): State<Arc<App>>, body: Bytes) -> Result<Response
         .into_response())
 }
 
-async fn ask(State(app): State<Arc<App>>, body: Bytes) -> Result<Response, ApiError> {
+/// A student's question in flight: ends it (and records its conversation) when dropped.
+struct InFlight {
+    access: Arc<Access>,
+    token: Option<String>,
+    conversation: Option<i64>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(t) = &self.token {
+            self.access.end_question(t, self.conversation);
+        }
+    }
+}
+
+async fn ask(
+    State(app): State<Arc<App>>,
+    Extension(access): Extension<Arc<Access>>,
+    Extension(caller): Extension<Caller>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let req: AskRequest = json_body(&body, r#"{"question": "..."}"#)?;
     app.check_request(&req)?;
+    let token = match &caller {
+        Caller::Student(t) => {
+            if let Some(id) = req.conversation {
+                check_owner(&access, &caller, id)?;
+            }
+            if let Err(refused) = access.begin_question(t) {
+                return Ok(refused);
+            }
+            Some(t.clone())
+        }
+        _ => None,
+    };
+    let mut flight = InFlight {
+        access,
+        token,
+        conversation: req.conversation,
+    };
+    let teacher = matches!(caller, Caller::Teacher);
     if !req.stream.unwrap_or(true) {
-        let answer = blocking(move || app.ask(&req, &mut |_| {})).await?;
+        let answer = blocking(move || {
+            app.ask_with(
+                &req,
+                &mut |_| {},
+                AskControl {
+                    teacher,
+                    on_queue: &mut |_| {},
+                    cancel: None,
+                },
+            )
+        })
+        .await?;
+        flight.conversation = answer.conversation_id.or(flight.conversation);
         return Ok(Json(answer).into_response());
     }
     let (tx, rx) = mpsc::unbounded_channel::<Event>();
+    // The page closed or the student pressed Cancel: the question leaves the queue, or the
+    // model stops mid-answer.
+    let cancel = Arc::new(AtomicBool::new(false));
+    // Dropped when the answer is done, so the watcher lets go of its sender and the stream
+    // can end.
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+    {
+        let (tx, cancel) = (tx.clone(), cancel.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = tx.closed() => cancel.store(true, Ordering::SeqCst),
+                _ = done_rx => {}
+            }
+        });
+    }
     tokio::task::spawn_blocking(move || {
+        let _done = done_tx;
+        let mut flight = flight;
         let token_tx = tx.clone();
         let mut on_token = move |t: &str| {
             let _ = token_tx.send(event(&AskEvent::Token {
                 text: t.to_string(),
             }));
         };
-        let last = match app.ask(&req, &mut on_token) {
-            Ok(a) => AskEvent::Answer(Box::new(a)),
+        let queue_tx = tx.clone();
+        let mut on_queue = move |ahead: usize| {
+            let _ = queue_tx.send(event(&AskEvent::Queued { ahead }));
+        };
+        let ctl = AskControl {
+            teacher,
+            on_queue: &mut on_queue,
+            cancel: Some(cancel),
+        };
+        let last = match app.ask_with(&req, &mut on_token, ctl) {
+            Ok(a) => {
+                flight.conversation = a.conversation_id.or(flight.conversation);
+                AskEvent::Answer(Box::new(a))
+            }
             Err(e) => AskEvent::Error(ErrorBody::from(&e)),
         };
         let _ = tx.send(event(&last));

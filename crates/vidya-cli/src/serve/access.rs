@@ -1,0 +1,534 @@
+//! Who may call each route of `vidya serve`, checked before any handler runs.
+//!
+//! Two roles ([`Role`]):
+//! - **teacher**: requests from this machine itself (peer 127.0.0.1, ::1, or one of this
+//!   machine's own network addresses), or from another device after the teacher PIN
+//!   (`POST /api/teacher`; the PIN is set on the laptop's Settings screen). Library changes, settings, setup, the dashboard, every
+//!   conversation and the classroom controls are the teacher's alone.
+//! - **student**: a device that joined the class with the six-digit join code
+//!   (`POST /api/join`); it holds an HttpOnly, SameSite=Strict session cookie and may ask,
+//!   follow up, read and delete its own conversations and see the cited page images. Nothing
+//!   else.
+//!
+//! Every API route's least role is declared once, in [`vidya_core::app::roles::ROUTES`]; [`guard`] looks the matched
+//! route up before the handler runs and refuses a route that is not declared (fail closed).
+//! Wrong join codes and PINs are counted per address: after [`MAX_TRIES`] the address waits
+//! [`FIRST_LOCKOUT_S`] seconds, doubling with each further wrong code up to
+//! [`MAX_LOCKOUT_S`] (a wait, never a permanent ban). Students exist only in classroom mode
+//! (`vidya serve --classroom`); without it the server listens on loopback alone and a request
+//! from anywhere but this machine's loopback is anonymous.
+
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use axum_extra::extract::cookie::CookieJar;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use vidya_core::app::roles::{role_of, Role};
+
+/// Wrong join codes an address may send before it has to wait.
+pub const MAX_TRIES: u32 = 5;
+/// The first wait after [`MAX_TRIES`] wrong codes (seconds); it doubles with each further one.
+pub const FIRST_LOCKOUT_S: u64 = 30;
+/// The longest wait (seconds).
+pub const MAX_LOCKOUT_S: u64 = 15 * 60;
+/// Questions one student may send per minute.
+pub const QUESTIONS_PER_MINUTE: usize = 10;
+/// Name of the session cookie.
+pub const COOKIE: &str = "vidya_session";
+/// Longest device name a student may type (characters).
+pub const MAX_NAME_CHARS: usize = 40;
+
+/// Who is calling, as [`guard`] found out (put in the request's extensions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// This machine: the teacher.
+    Teacher,
+    /// A joined student, by session token.
+    Student(String),
+    /// Anyone else.
+    Anonymous,
+}
+
+/// A joined student's device.
+#[derive(Debug)]
+struct Student {
+    name: String,
+    joined: Instant,
+    conversations: HashSet<i64>,
+    asking: bool,
+    recent: VecDeque<Instant>,
+    questions: u32,
+}
+
+#[derive(Debug, Default)]
+struct Failures {
+    wrong: u32,
+    until: Option<Instant>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    code: Option<String>,
+    students: HashMap<String, Student>,
+    /// Sessions of the teacher on another device (after the teacher PIN).
+    teachers: HashSet<String>,
+    failures: HashMap<IpAddr, Failures>,
+}
+
+/// The access state of one server: classroom mode, join code, student sessions, lockouts.
+#[derive(Debug)]
+pub struct Access {
+    classroom: bool,
+    own: Vec<IpAddr>,
+    inner: Mutex<Inner>,
+}
+
+/// A refusal, as the API's `{"error": {"kind", "message"}}`.
+pub fn refuse(status: StatusCode, kind: &str, message: impl Into<String>) -> Response {
+    (
+        status,
+        Json(serde_json::json!({"error": {"kind": kind, "message": message.into()}})),
+    )
+        .into_response()
+}
+
+/// Six random digits (from the operating system's generator).
+fn new_code() -> String {
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).expect("the operating system's random generator");
+    format!("{:06}", u64::from_le_bytes(b) % 1_000_000)
+}
+
+/// 128 random bits as hex: a session token.
+fn new_token() -> String {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).expect("the operating system's random generator");
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The device name a student typed: control characters removed, trimmed, at most
+/// [`MAX_NAME_CHARS`] characters. `None` when nothing is left.
+pub fn clean_name(name: &str) -> Option<String> {
+    let n: String = name
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NAME_CHARS)
+        .collect();
+    let n = n.trim().to_string();
+    (!n.is_empty()).then_some(n)
+}
+
+/// The refusal for an address that sent too many wrong codes or PINs, while it must wait.
+fn locked(inner: &mut Inner, ip: IpAddr, now: Instant) -> Option<Response> {
+    let until = inner.failures.get(&ip)?.until.filter(|u| *u > now)?;
+    let wait = (until - now).as_secs() + 1;
+    Some(refuse(
+        StatusCode::TOO_MANY_REQUESTS,
+        "locked",
+        format!("too many wrong codes from this device: wait {wait} s, then type the code on your teacher's screen"),
+    ))
+}
+
+/// Counts a wrong code or PIN from `ip`; from the [`MAX_TRIES`]th on, the address waits.
+fn failed(inner: &mut Inner, ip: IpAddr, now: Instant) {
+    let f = inner.failures.entry(ip).or_default();
+    f.wrong += 1;
+    if f.wrong >= MAX_TRIES {
+        let doublings = (f.wrong - MAX_TRIES).min(10);
+        let secs = (FIRST_LOCKOUT_S << doublings).min(MAX_LOCKOUT_S);
+        f.until = Some(now + Duration::from_secs(secs));
+    }
+}
+
+impl Access {
+    /// Access for a server; `classroom` starts a class (a fresh join code). `own` are this
+    /// machine's network addresses (requests from them are the teacher's).
+    pub fn new(classroom: bool, own: Vec<IpAddr>) -> Self {
+        Self {
+            classroom,
+            own,
+            inner: Mutex::new(Inner {
+                code: classroom.then(new_code),
+                ..Inner::default()
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// True in classroom mode.
+    pub fn classroom(&self) -> bool {
+        self.classroom
+    }
+
+    /// The join code of the class running now (`None`: no class).
+    pub fn code(&self) -> Option<String> {
+        self.lock().code.clone()
+    }
+
+    /// Starts a class with a new join code (students of an earlier class must join again).
+    /// Returns the code, or `None` outside classroom mode.
+    pub fn start_class(&self) -> Option<String> {
+        if !self.classroom {
+            return None;
+        }
+        let mut inner = self.lock();
+        inner.students.clear();
+        inner.code = Some(new_code());
+        inner.code.clone()
+    }
+
+    /// Ends the class: the code stops working and every student session ends.
+    pub fn end_class(&self) {
+        let mut inner = self.lock();
+        inner.code = None;
+        inner.students.clear();
+    }
+
+    /// True when `ip` is this machine.
+    pub fn is_local(&self, ip: IpAddr) -> bool {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
+            v4 => v4,
+        };
+        ip == IpAddr::from([127, 0, 0, 1])
+            || ip == IpAddr::from(std::net::Ipv6Addr::LOCALHOST)
+            || self.own.contains(&ip)
+    }
+
+    /// Who sent a request from `peer` with these cookies.
+    pub fn caller(&self, peer: Option<IpAddr>, jar: &CookieJar) -> Caller {
+        if peer.is_some_and(|ip| self.is_local(ip)) {
+            return Caller::Teacher;
+        }
+        let Some(c) = jar.get(COOKIE) else {
+            return Caller::Anonymous;
+        };
+        let inner = self.lock();
+        if inner.teachers.contains(c.value()) {
+            Caller::Teacher
+        } else if inner.students.contains_key(c.value()) {
+            Caller::Student(c.value().to_string())
+        } else {
+            Caller::Anonymous
+        }
+    }
+
+    /// The teacher signs in from another device: `pin_ok` is the PIN check's verdict, run
+    /// only when the address is not locked out (`check` is called then). Returns the session
+    /// token. Errors (already a response): locked out (429), wrong PIN (403).
+    #[allow(clippy::result_large_err)]
+    pub fn teacher_login(
+        &self,
+        ip: IpAddr,
+        check: impl FnOnce() -> bool,
+    ) -> Result<String, Response> {
+        let now = Instant::now();
+        if let Some(refused) = locked(&mut self.lock(), ip, now) {
+            return Err(refused);
+        }
+        if !check() {
+            failed(&mut self.lock(), ip, now);
+            return Err(refuse(
+                StatusCode::FORBIDDEN,
+                "wrong_pin",
+                "that is not the teacher PIN: the PIN is set on the Settings screen of the laptop that runs Vidya",
+            ));
+        }
+        let mut inner = self.lock();
+        inner.failures.remove(&ip);
+        let token = new_token();
+        inner.teachers.insert(token.clone());
+        Ok(token)
+    }
+
+    /// Ends every teacher session on other devices (the PIN changed).
+    pub fn end_teacher_sessions(&self) {
+        self.lock().teachers.clear();
+    }
+
+    /// Joins the class from `ip` with `code` as the device `name`. Returns the session token.
+    /// Errors (already a response): no class (404), locked out (429, with the wait), wrong
+    /// code (403), no name (400).
+    #[allow(clippy::result_large_err)]
+    pub fn join(&self, ip: IpAddr, code: &str, name: &str) -> Result<String, Response> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        let Some(right) = inner.code.clone() else {
+            return Err(refuse(
+                StatusCode::NOT_FOUND,
+                "no_class",
+                "no class is running: ask your teacher to start the class in Vidya",
+            ));
+        };
+        if let Some(refused) = locked(&mut inner, ip, now) {
+            return Err(refused);
+        }
+        if code.trim() != right {
+            failed(&mut inner, ip, now);
+            return Err(refuse(
+                StatusCode::FORBIDDEN,
+                "wrong_code",
+                "that is not the class code: type the six digits on your teacher's screen",
+            ));
+        }
+        let Some(name) = clean_name(name) else {
+            return Err(refuse(
+                StatusCode::BAD_REQUEST,
+                "bad_option",
+                "type a name for this device (your name or the computer's), so your teacher knows who asks",
+            ));
+        };
+        inner.failures.remove(&ip);
+        let token = new_token();
+        inner.students.insert(
+            token.clone(),
+            Student {
+                name,
+                joined: now,
+                conversations: HashSet::new(),
+                asking: false,
+                recent: VecDeque::new(),
+                questions: 0,
+            },
+        );
+        Ok(token)
+    }
+
+    /// Ends one session (a student's, or the teacher's on another device).
+    pub fn leave(&self, token: &str) {
+        let mut inner = self.lock();
+        inner.students.remove(token);
+        inner.teachers.remove(token);
+    }
+
+    /// The device name of a student session.
+    pub fn name_of(&self, token: &str) -> Option<String> {
+        self.lock().students.get(token).map(|s| s.name.clone())
+    }
+
+    /// True when the student owns conversation `id`.
+    pub fn owns(&self, token: &str, id: i64) -> bool {
+        self.lock()
+            .students
+            .get(token)
+            .is_some_and(|s| s.conversations.contains(&id))
+    }
+
+    /// Marks a student's question as in flight. Errors (already a response): a question is
+    /// still being answered, or more than [`QUESTIONS_PER_MINUTE`] in the last minute (429);
+    /// the session ended (401).
+    #[allow(clippy::result_large_err)]
+    pub fn begin_question(&self, token: &str) -> Result<(), Response> {
+        let now = Instant::now();
+        let mut inner = self.lock();
+        let Some(s) = inner.students.get_mut(token) else {
+            return Err(ended());
+        };
+        if s.asking {
+            return Err(refuse(
+                StatusCode::TOO_MANY_REQUESTS,
+                "busy",
+                "your last question is still being answered: wait for it, then ask the next one",
+            ));
+        }
+        while s
+            .recent
+            .front()
+            .is_some_and(|t| now.duration_since(*t) > Duration::from_secs(60))
+        {
+            s.recent.pop_front();
+        }
+        if s.recent.len() >= QUESTIONS_PER_MINUTE {
+            return Err(refuse(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!("at most {QUESTIONS_PER_MINUTE} questions a minute: wait a little, then ask again"),
+            ));
+        }
+        s.recent.push_back(now);
+        s.asking = true;
+        s.questions += 1;
+        Ok(())
+    }
+
+    /// Ends a student's question; records the conversation it belongs to as theirs.
+    pub fn end_question(&self, token: &str, conversation: Option<i64>) {
+        if let Some(s) = self.lock().students.get_mut(token) {
+            s.asking = false;
+            s.conversations.extend(conversation);
+        }
+    }
+
+    /// The conversations a student owns.
+    pub fn conversations_of(&self, token: &str) -> HashSet<i64> {
+        self.lock()
+            .students
+            .get(token)
+            .map(|s| s.conversations.clone())
+            .unwrap_or_default()
+    }
+
+    /// The joined devices: `{"name", "questions", "joined_s"}` (seconds since joining).
+    pub fn students(&self) -> Vec<serde_json::Value> {
+        let mut list: Vec<serde_json::Value> = self
+            .lock()
+            .students
+            .values()
+            .map(|s| {
+                serde_json::json!({
+                    "name": s.name,
+                    "questions": s.questions,
+                    "joined_s": s.joined.elapsed().as_secs(),
+                })
+            })
+            .collect();
+        list.sort_by_key(|v| v["name"].as_str().unwrap_or_default().to_lowercase());
+        list
+    }
+}
+
+/// The refusal for a student whose session ended (the teacher ended the class).
+pub fn ended() -> Response {
+    refuse(
+        StatusCode::UNAUTHORIZED,
+        "class_ended",
+        "the class has ended, or you have not joined it: type the code on your teacher's screen",
+    )
+}
+
+/// Middleware: finds the caller, refuses a route the caller's role may not call (403 for
+/// anonymous or student callers of teacher routes, 401 for anonymous callers of student
+/// routes, 403 for an undeclared route), and hands the [`Caller`] to the handler.
+pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Next) -> Response {
+    let pattern = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_string());
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    let jar = CookieJar::from_headers(req.headers());
+    let caller = access.caller(peer, &jar);
+    let need = match pattern.as_deref() {
+        // Unknown /api/ paths answer 404 to anyone.
+        Some("/api/{*rest}") => Some(Role::Anyone),
+        Some(p) => role_of(req.method().as_str(), p),
+        None => None,
+    };
+    let allowed = match (need, &caller) {
+        (None, _) => {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                "this route has no declared role, so nobody may call it",
+            )
+        }
+        (Some(Role::Anyone), _) | (Some(_), Caller::Teacher) => true,
+        (Some(Role::Student), Caller::Student(_)) => true,
+        _ => false,
+    };
+    if !allowed {
+        return match (need, &caller) {
+            (Some(Role::Student), Caller::Anonymous) => ended(),
+            _ => refuse(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                "only the teacher can do this, on the laptop that runs Vidya",
+            ),
+        };
+    }
+    req.extensions_mut().insert(caller);
+    next.run(req).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_route_is_declared_once() {
+        use vidya_core::app::roles::ROUTES;
+        let mut seen = HashSet::new();
+        for (m, p, _) in ROUTES {
+            assert!(seen.insert((m, p)), "{m} {p} declared twice");
+        }
+        assert_eq!(role_of("PUT", "/api/settings"), Some(Role::Teacher));
+        assert_eq!(role_of("POST", "/api/ask"), Some(Role::Student));
+        assert_eq!(role_of("POST", "/api/nothing"), None);
+    }
+
+    #[test]
+    fn wrong_codes_lock_an_address_out_for_a_while() {
+        let a = Access::new(true, vec![]);
+        let code = a.code().unwrap();
+        let wrong = if code == "000000" { "111111" } else { "000000" };
+        let ip: IpAddr = "192.168.1.20".parse().unwrap();
+        for _ in 0..MAX_TRIES {
+            let r = a.join(ip, wrong, "x").unwrap_err();
+            assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        }
+        // Locked: even the right code waits.
+        assert_eq!(
+            a.join(ip, &code, "Asha").unwrap_err().status(),
+            StatusCode::TOO_MANY_REQUESTS
+        );
+        // Another device is not locked.
+        let other: IpAddr = "192.168.1.21".parse().unwrap();
+        assert!(a.join(other, &code, "Ravi").is_ok());
+    }
+
+    #[test]
+    fn ending_the_class_ends_every_session() {
+        let a = Access::new(true, vec![]);
+        let code = a.code().unwrap();
+        let ip: IpAddr = "10.0.0.5".parse().unwrap();
+        let t = a.join(ip, &code, " Asha\u{7} ").unwrap();
+        assert_eq!(a.name_of(&t).as_deref(), Some("Asha"));
+        a.begin_question(&t).unwrap();
+        assert_eq!(
+            a.begin_question(&t).unwrap_err().status(),
+            StatusCode::TOO_MANY_REQUESTS,
+            "one question in flight"
+        );
+        a.end_question(&t, Some(7));
+        assert!(a.owns(&t, 7) && !a.owns(&t, 8));
+        a.end_class();
+        assert!(a.name_of(&t).is_none());
+        assert_eq!(
+            a.join(ip, &code, "Asha").unwrap_err().status(),
+            StatusCode::NOT_FOUND
+        );
+        let new = a.start_class().unwrap();
+        assert!(a.join(ip, &new, "Asha").is_ok());
+    }
+
+    #[test]
+    fn only_this_machine_is_the_teacher() {
+        let own: IpAddr = "192.168.1.5".parse().unwrap();
+        let a = Access::new(true, vec![own]);
+        let jar = CookieJar::new();
+        for ip in ["127.0.0.1", "::1", "192.168.1.5", "::ffff:127.0.0.1"] {
+            assert_eq!(
+                a.caller(Some(ip.parse().unwrap()), &jar),
+                Caller::Teacher,
+                "{ip}"
+            );
+        }
+        for ip in ["127.0.0.2", "192.168.1.6", "10.0.0.1"] {
+            assert_eq!(
+                a.caller(Some(ip.parse().unwrap()), &jar),
+                Caller::Anonymous,
+                "{ip}"
+            );
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! Classroom mode's routes: who am I, joining with the code, leaving, and the teacher's
+//! classroom controls (the address to type, its QR code, the join code, who is connected).
+//! The rules of who may call what are in [`super::access`].
+
+use super::access::{self, Access, Caller};
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, Extension, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use vidya_core::app::App;
+
+/// The addresses a student types: `http://IP:PORT` for each of this machine's IPv4 network
+/// addresses (loopback left out), or the loopback address when there is none.
+pub fn addresses(port: u16) -> Vec<String> {
+    let mut out: Vec<String> = local_ip_address::list_afinet_netifas()
+        .map(|l| {
+            l.into_iter()
+                .filter_map(|(_, ip)| match ip {
+                    IpAddr::V4(v4) if !v4.is_loopback() && !v4.is_link_local() => {
+                        Some(format!("http://{v4}:{port}"))
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out.dedup();
+    if out.is_empty() {
+        out.push(format!("http://127.0.0.1:{port}"));
+    }
+    out
+}
+
+/// The port the server listens on, set once at start.
+static PORT: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+
+/// Prints what the teacher tells the class: the address, a QR code of it and the join code.
+pub fn announce(access: &Access, addr: SocketAddr) {
+    let _ = PORT.set(addr.port());
+    let list = addresses(addr.port());
+    let code = access.code().unwrap_or_default();
+    let mut text = format!(
+        "Classroom mode is on. Students open {} in a browser and type the join code {code}.",
+        list.join(" or ")
+    );
+    if let Ok(qr) = qrcode::QrCode::new(list[0].as_bytes()) {
+        let art = qr
+            .render::<qrcode::render::unicode::Dense1x2>()
+            .dark_color(qrcode::render::unicode::Dense1x2::Light)
+            .light_color(qrcode::render::unicode::Dense1x2::Dark)
+            .build();
+        text.push_str(&format!("\nOr scan this with a phone:\n{art}"));
+    }
+    text.push_str("\nOnly this laptop can change the library or the settings; students can ask, and see their own conversations.");
+    crate::output::err_line(text);
+}
+
+/// `GET /api/session` → `{"role": "teacher"|"student"|"none", "name"?, "classroom",
+/// "pin_set"?}` (`pin_set`, for the teacher: whether a teacher PIN is set).
+pub async fn session(
+    State(app): State<Arc<App>>,
+    Extension(access): Extension<Arc<Access>>,
+    Extension(caller): Extension<Caller>,
+) -> Json<serde_json::Value> {
+    Json(match &caller {
+        Caller::Teacher => serde_json::json!({
+            "role": "teacher",
+            "classroom": access.classroom(),
+            "pin_set": app.teacher_pin_set(),
+        }),
+        Caller::Student(t) => serde_json::json!({
+            "role": "student",
+            "name": access.name_of(t),
+            "classroom": true,
+        }),
+        Caller::Anonymous => serde_json::json!({"role": "none", "classroom": access.classroom()}),
+    })
+}
+
+/// Body of `POST /api/join`.
+#[derive(serde::Deserialize)]
+struct JoinRequest {
+    code: String,
+    name: String,
+}
+
+/// `POST /api/join` `{"code", "name"}` → `{"role": "student", "name"}` with the session
+/// cookie (HttpOnly, SameSite=Strict). Refusals: see [`Access::join`].
+pub async fn join(
+    Extension(access): Extension<Arc<Access>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    body: Bytes,
+) -> Response {
+    let Ok(req) = serde_json::from_slice::<JoinRequest>(&body) else {
+        return access::refuse(
+            StatusCode::BAD_REQUEST,
+            "bad_option",
+            r#"the request body must be JSON like {"code": "123456", "name": "Asha"}"#,
+        );
+    };
+    match access.join(peer.ip(), &req.code, &req.name) {
+        Ok(token) => {
+            let name = access.name_of(&token);
+            with_cookie(
+                Json(serde_json::json!({"role": "student", "name": name})).into_response(),
+                &token,
+            )
+        }
+        Err(refused) => refused,
+    }
+}
+
+/// The session cookie for `token` (HttpOnly, SameSite=Strict, the whole site).
+fn with_cookie(mut res: Response, token: &str) -> Response {
+    let cookie = format!(
+        "{}={token}; HttpOnly; SameSite=Strict; Path=/",
+        access::COOKIE
+    );
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        res.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    res
+}
+
+/// Body of `POST /api/teacher` and `PUT /api/teacher-pin`.
+#[derive(serde::Deserialize)]
+struct PinRequest {
+    pin: Option<String>,
+}
+
+/// `POST /api/teacher` `{"pin"}`: the teacher on another device → `{"role": "teacher"}` with
+/// a session cookie. 404 when no PIN is set or classroom mode is off; 403 wrong PIN; 429
+/// after five wrong codes or PINs from this address.
+#[allow(clippy::result_large_err)] // the refusal is the response itself
+pub async fn teacher(
+    State(app): State<Arc<App>>,
+    Extension(access): Extension<Arc<Access>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    body: Bytes,
+) -> Response {
+    let Ok(PinRequest { pin: Some(pin) }) = serde_json::from_slice::<PinRequest>(&body) else {
+        return access::refuse(
+            StatusCode::BAD_REQUEST,
+            "bad_option",
+            r#"the request body must be JSON like {"pin": "2468"}"#,
+        );
+    };
+    if !access.classroom() || !app.teacher_pin_set() {
+        return access::refuse(
+            StatusCode::NOT_FOUND,
+            "no_pin",
+            "no teacher PIN is set: set one on the Settings screen of the laptop that runs Vidya",
+        );
+    }
+    let result = tokio::task::spawn_blocking(move || {
+        access.teacher_login(peer.ip(), || app.check_teacher_pin(&pin))
+    })
+    .await;
+    match result {
+        Ok(Ok(token)) => with_cookie(
+            Json(serde_json::json!({"role": "teacher"})).into_response(),
+            &token,
+        ),
+        Ok(Err(refused)) => refused,
+        Err(e) => access::refuse(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()),
+    }
+}
+
+/// `PUT /api/teacher-pin` `{"pin": "2468" | null}` (teacher): sets or removes the PIN; every
+/// teacher session on another device ends. → `{"pin_set": bool}`.
+pub async fn set_pin(
+    State(app): State<Arc<App>>,
+    Extension(access): Extension<Arc<Access>>,
+    body: Bytes,
+) -> Response {
+    let Ok(req) = serde_json::from_slice::<PinRequest>(&body) else {
+        return access::refuse(
+            StatusCode::BAD_REQUEST,
+            "bad_option",
+            r#"the request body must be JSON like {"pin": "2468"} (or {"pin": null} to remove it)"#,
+        );
+    };
+    let setter = app.clone();
+    let result =
+        tokio::task::spawn_blocking(move || setter.set_teacher_pin(req.pin.as_deref())).await;
+    match result {
+        Ok(Ok(())) => {
+            access.end_teacher_sessions();
+            Json(serde_json::json!({"pin_set": app.teacher_pin_set()})).into_response()
+        }
+        Ok(Err(e)) => access::refuse(StatusCode::BAD_REQUEST, e.kind(), e.to_string()),
+        Err(e) => access::refuse(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()),
+    }
+}
+
+/// `POST /api/leave`: ends this device's student session (the cookie is cleared).
+pub async fn leave(
+    Extension(access): Extension<Arc<Access>>,
+    Extension(caller): Extension<Caller>,
+) -> Response {
+    if let Caller::Student(t) = &caller {
+        access.leave(t);
+    }
+    let mut res = Json(serde_json::json!({"role": "none"})).into_response();
+    let clear = format!(
+        "{}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0",
+        access::COOKIE
+    );
+    if let Ok(v) = HeaderValue::from_str(&clear) {
+        res.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    res
+}
+
+/// `GET /api/classroom` (teacher) → `{"on", "code", "addresses", "students": [{"name",
+/// "questions", "joined_s"}], "qr_svg"}` (`qr_svg`: an SVG of the first address's QR code).
+pub async fn info(Extension(access): Extension<Arc<Access>>) -> Json<serde_json::Value> {
+    let port = PORT.get().copied().unwrap_or_default();
+    let list = if access.classroom() {
+        addresses(port)
+    } else {
+        Vec::new()
+    };
+    let qr = list.first().and_then(|a| {
+        qrcode::QrCode::new(a.as_bytes()).ok().map(|q| {
+            q.render::<qrcode::render::svg::Color>()
+                .min_dimensions(200, 200)
+                .build()
+        })
+    });
+    Json(serde_json::json!({
+        "on": access.classroom(),
+        "code": access.code(),
+        "addresses": list,
+        "students": access.students(),
+        "qr_svg": qr,
+    }))
+}
+
+/// `POST /api/classroom/start` (teacher): a new class with a new code → as `GET`. 404
+/// outside classroom mode.
+pub async fn start(Extension(access): Extension<Arc<Access>>) -> Response {
+    if access.start_class().is_none() {
+        return access::refuse(
+            StatusCode::NOT_FOUND,
+            "no_classroom",
+            "classroom mode is off: start Vidya with `vidya serve --classroom`",
+        );
+    }
+    info(Extension(access)).await.into_response()
+}
+
+/// `POST /api/classroom/end` (teacher): the code stops working and every student's page says
+/// the class has ended.
+pub async fn end(Extension(access): Extension<Arc<Access>>) -> Json<serde_json::Value> {
+    access.end_class();
+    info(Extension(access)).await
+}

@@ -1,0 +1,579 @@
+//! Who may call what in `vidya serve`: every route of the role table walked as an anonymous
+//! device, a joined student and the teacher; the refusal of an open `--bind` without
+//! classroom mode; join-code brute force; one student's conversation hidden from another;
+//! a cross-origin page; ending the class.
+//!
+//! Other devices are simulated over loopback: the client's socket is bound to 127.0.0.2,
+//! 127.0.0.3, … so the server sees another address (only 127.0.0.1 and ::1 are this machine).
+
+mod common;
+use common::*;
+use ollama_test_server::{Behaviour, TestServer};
+use std::io::{BufRead, BufReader};
+use std::net::IpAddr;
+use std::process::{Child, Stdio};
+use vidya_core::app::roles::{Role, ROUTES};
+
+struct Served {
+    child: Child,
+    url: String,
+    code: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `vidya serve --classroom` on loopback (so the test opens nothing to the network), with
+/// the join code read from what it prints.
+fn classroom(lib: &std::path::Path, ollama: &str) -> Served {
+    let mut child = vidya(lib)
+        .args([
+            "serve",
+            "--classroom",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-embed",
+            "--ollama",
+            ollama,
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let (mut url, mut code) = (None, None);
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if url.is_none() {
+            url = line
+                .split_whitespace()
+                .find(|w| w.starts_with("http://"))
+                .map(String::from);
+        }
+        if let Some(rest) = line.split("join code ").nth(1) {
+            code = Some(rest.chars().take_while(char::is_ascii_digit).collect());
+            break;
+        }
+    }
+    // Keep reading so the server never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    let code: String = code.expect("the join code is printed");
+    assert_eq!(code.len(), 6, "{code}");
+    Served {
+        child,
+        url: url.expect("the address is printed"),
+        code,
+    }
+}
+
+/// A client whose requests come from `ip` (keeps cookies).
+fn device(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(ip.parse::<IpAddr>().unwrap())
+        .cookie_store(true)
+        .build()
+        .unwrap()
+}
+
+async fn send(http: &reqwest::Client, method: &str, url: &str, body: &str) -> u16 {
+    let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut req = http.request(m, url);
+    if method != "GET" && method != "DELETE" {
+        req = req
+            .header("Content-Type", "application/json")
+            .body(body.to_string());
+    }
+    req.send().await.unwrap().status().as_u16()
+}
+
+async fn post(
+    http: &reqwest::Client,
+    url: String,
+    body: serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let r = http.post(url).json(&body).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or_default())
+}
+
+async fn get(http: &reqwest::Client, url: String) -> (u16, serde_json::Value) {
+    let r = http.get(url).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or_default())
+}
+
+#[test]
+fn an_open_bind_without_classroom_mode_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(tmp.path(), &["serve", "--bind", "0.0.0.0", "--port", "0"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("--classroom") && e.contains("every device"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_route_answers_only_the_roles_it_declares() {
+    let tmp = library_with_sample();
+    let ollama = TestServer::start(Behaviour {
+        default_reply: "Chlorophyll absorbs light energy [1].".into(),
+        ..Behaviour::default()
+    });
+    let s = classroom(tmp.path(), &ollama.url());
+    let anonymous = device("127.0.0.2");
+    let student = device("127.0.0.3");
+    let (st, joined) = post(
+        &student,
+        format!("{}/api/join", s.url),
+        serde_json::json!({"code": s.code, "name": "Asha's phone"}),
+    )
+    .await;
+    assert_eq!(
+        (st, joined["role"].as_str()),
+        (200, Some("student")),
+        "{joined}"
+    );
+    let (_, me) = get(&student, format!("{}/api/session", s.url)).await;
+    assert_eq!(me["name"], "Asha's phone");
+    let (_, who) = get(&anonymous, format!("{}/api/session", s.url)).await;
+    assert_eq!(who["role"], "none");
+
+    // Leaving ends the student's session: walked last.
+    let mut walk: Vec<_> = ROUTES.iter().collect();
+    walk.sort_by_key(|(_, p, _)| *p == "/api/leave");
+    for (method, pattern, role) in walk {
+        // A book and a conversation that do not exist: nothing is changed by the walk.
+        let url = format!("{}{}", s.url, pattern.replace("{id}", "987654"));
+        let a = send(&anonymous, method, &url, "{}").await;
+        let st = send(&student, method, &url, "{}").await;
+        match role {
+            Role::Teacher => {
+                assert_eq!(a, 403, "anonymous {method} {pattern}");
+                assert_eq!(st, 403, "student {method} {pattern}");
+            }
+            Role::Student => {
+                assert_eq!(a, 401, "anonymous {method} {pattern}");
+                assert!(st != 401 && st != 403, "student {method} {pattern}: {st}");
+            }
+            Role::Anyone => {
+                assert!(a != 401 && a != 403, "anonymous {method} {pattern}: {a}");
+            }
+        }
+    }
+    // The teacher (this machine) reads every teacher page; the walk above changed nothing.
+    let teacher = reqwest::Client::new();
+    for (method, pattern, _) in ROUTES
+        .iter()
+        .filter(|(m, p, _)| *m == "GET" && !p.contains('{'))
+    {
+        let st = send(&teacher, method, &format!("{}{pattern}", s.url), "").await;
+        assert_eq!(st, 200, "teacher {method} {pattern}");
+    }
+    let (_, books) = get(&teacher, format!("{}/api/books", s.url)).await;
+    assert_eq!(books.as_array().map(Vec::len), Some(1));
+
+    // The attacks of the report that opened this: settings and books from another device.
+    let hostile = r#"{"ollama_host": "http://203.0.113.9:11434"}"#;
+    assert_eq!(
+        send(
+            &anonymous,
+            "PUT",
+            &format!("{}/api/settings", s.url),
+            hostile
+        )
+        .await,
+        403
+    );
+    assert_eq!(
+        send(&student, "PUT", &format!("{}/api/settings", s.url), hostile).await,
+        403
+    );
+    let book = books[0]["id"].as_i64().unwrap();
+    assert_eq!(
+        send(
+            &student,
+            "DELETE",
+            &format!("{}/api/books/{book}", s.url),
+            ""
+        )
+        .await,
+        403
+    );
+    let (_, after) = get(&teacher, format!("{}/api/settings", s.url)).await;
+    assert_ne!(after["ollama_host"], "http://203.0.113.9:11434");
+    let (_, books) = get(&teacher, format!("{}/api/books", s.url)).await;
+    assert_eq!(
+        books.as_array().map(Vec::len),
+        Some(1),
+        "the book is still there"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn students_see_only_their_own_conversations_and_the_class_can_end() {
+    let tmp = library_with_sample();
+    let ollama = TestServer::start(Behaviour {
+        default_reply: "Chlorophyll absorbs light energy [1].".into(),
+        ..Behaviour::default()
+    });
+    let s = classroom(tmp.path(), &ollama.url());
+    let (asha, ravi) = (device("127.0.0.5"), device("127.0.0.6"));
+    for (d, name) in [(&asha, "Asha"), (&ravi, "Ravi")] {
+        let (st, _) = post(
+            d,
+            format!("{}/api/join", s.url),
+            serde_json::json!({"code": s.code, "name": name}),
+        )
+        .await;
+        assert_eq!(st, 200);
+    }
+    let (st, a) = post(
+        &asha,
+        format!("{}/api/ask", s.url),
+        serde_json::json!({"question": "What does chlorophyll absorb?", "stream": false, "no_cache": true}),
+    )
+    .await;
+    assert_eq!(st, 200, "{a}");
+    let id = a["conversation_id"].as_i64().expect("a conversation");
+    let (st, turns) = get(&asha, format!("{}/api/conversations/{id}", s.url)).await;
+    assert_eq!(st, 200);
+    assert!(turns.as_array().is_some_and(|t| !t.is_empty()));
+    let (_, mine) = get(&asha, format!("{}/api/conversations", s.url)).await;
+    assert_eq!(mine.as_array().map(Vec::len), Some(1));
+    // Ravi cannot read, continue or delete it, nor see it listed.
+    let (st, _) = get(&ravi, format!("{}/api/conversations/{id}", s.url)).await;
+    assert_eq!(st, 404);
+    let (_, his) = get(&ravi, format!("{}/api/conversations", s.url)).await;
+    assert_eq!(his.as_array().map(Vec::len), Some(0));
+    let (st, _) = post(
+        &ravi,
+        format!("{}/api/ask", s.url),
+        serde_json::json!({"question": "and why?", "conversation": id, "stream": false}),
+    )
+    .await;
+    assert_eq!(st, 404);
+    assert_eq!(
+        send(
+            &ravi,
+            "DELETE",
+            &format!("{}/api/conversations/{id}", s.url),
+            ""
+        )
+        .await,
+        404
+    );
+    // The teacher sees both devices and every conversation.
+    let teacher = reqwest::Client::new();
+    let (_, class) = get(&teacher, format!("{}/api/classroom", s.url)).await;
+    let names: Vec<&str> = class["students"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["name"].as_str())
+        .collect();
+    assert_eq!(names, ["Asha", "Ravi"]);
+    assert_eq!(class["code"], s.code.as_str());
+    assert!(class["qr_svg"].as_str().is_some_and(|q| q.contains("<svg")));
+    let (_, all) = get(&teacher, format!("{}/api/conversations", s.url)).await;
+    assert_eq!(all.as_array().map(Vec::len), Some(1));
+    // The teacher ends the class: both students are told, and the old code stops working.
+    let (st, _) = post(
+        &teacher,
+        format!("{}/api/classroom/end", s.url),
+        serde_json::json!({}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    for d in [&asha, &ravi] {
+        let (st, e) = post(
+            d,
+            format!("{}/api/ask", s.url),
+            serde_json::json!({"question": "what is light?"}),
+        )
+        .await;
+        assert_eq!(
+            (st, e["error"]["kind"].as_str()),
+            (401, Some("class_ended"))
+        );
+    }
+    let (st, _) = post(
+        &asha,
+        format!("{}/api/join", s.url),
+        serde_json::json!({"code": s.code, "name": "Asha"}),
+    )
+    .await;
+    assert_eq!(st, 404, "no class is running");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guessing_the_code_is_stopped_and_other_sites_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ollama = TestServer::start(Behaviour::default());
+    let s = classroom(tmp.path(), &ollama.url());
+    let guesser = device("127.0.0.7");
+    let wrong = if s.code == "000000" {
+        "000001"
+    } else {
+        "000000"
+    };
+    let mut statuses = Vec::new();
+    for _ in 0..7 {
+        let (st, _) = post(
+            &guesser,
+            format!("{}/api/join", s.url),
+            serde_json::json!({"code": wrong, "name": "x"}),
+        )
+        .await;
+        statuses.push(st);
+    }
+    assert_eq!(statuses, [403, 403, 403, 403, 403, 429, 429]);
+    // Locked out: even the right code must wait; another device is not affected.
+    let (st, e) = post(
+        &guesser,
+        format!("{}/api/join", s.url),
+        serde_json::json!({"code": s.code, "name": "x"}),
+    )
+    .await;
+    assert_eq!((st, e["error"]["kind"].as_str()), (429, Some("locked")));
+    let (st, _) = post(
+        &device("127.0.0.8"),
+        format!("{}/api/join", s.url),
+        serde_json::json!({"code": s.code, "name": "y"}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    // A page of another origin cannot drive the API, not even from this machine; nor can a
+    // request that names another host (DNS rebinding).
+    let teacher = reqwest::Client::new();
+    let r = teacher
+        .post(format!("{}/api/classroom/start", s.url))
+        .header("Origin", "http://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 403);
+    let r = device("127.0.0.9")
+        .post(format!("{}/api/join", s.url))
+        .header("Host", "evil.example")
+        .json(&serde_json::json!({"code": s.code, "name": "z"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 403);
+}
+
+/// Reads a server-sent event stream until `stop(event, data)` says so or it ends; returns the
+/// events seen.
+async fn read_events(
+    res: reqwest::Response,
+    mut stop: impl FnMut(&str, &serde_json::Value) -> bool,
+) -> Vec<(String, serde_json::Value)> {
+    use tokio_stream::StreamExt;
+    let mut stream = res.bytes_stream();
+    let (mut buf, mut out) = (String::new(), Vec::new());
+    while let Some(Ok(chunk)) = stream.next().await {
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(cut) = buf.find("\n\n") {
+            let block: String = buf.drain(..cut + 2).collect();
+            let name = block
+                .lines()
+                .find_map(|l| l.strip_prefix("event: "))
+                .unwrap_or("");
+            let data = block
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .and_then(|d| serde_json::from_str(d).ok())
+                .unwrap_or_default();
+            let done = stop(name, &data);
+            out.push((name.to_string(), data));
+            if done {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_class_shares_one_queue_with_places_and_the_teacher_goes_first() {
+    let tmp = library_with_sample();
+    // About 3 s per answer, so the others have to wait.
+    let ollama = TestServer::start(Behaviour {
+        default_reply: "Chlorophyll absorbs light energy from the sun for the plant [1].".into(),
+        token_delay_ms: 250,
+        ..Behaviour::default()
+    });
+    let s = classroom(tmp.path(), &ollama.url());
+    let mut students = Vec::new();
+    for (i, name) in ["Asha", "Ravi", "Meena"].iter().enumerate() {
+        let d = device(&format!("127.0.0.{}", 20 + i));
+        let (st, _) = post(
+            &d,
+            format!("{}/api/join", s.url),
+            serde_json::json!({"code": s.code, "name": name}),
+        )
+        .await;
+        assert_eq!(st, 200);
+        students.push(d);
+    }
+    let ask = |d: &reqwest::Client, q: &str| {
+        d.post(format!("{}/api/ask", s.url))
+            .json(&serde_json::json!({"question": q, "no_cache": true}))
+            .send()
+    };
+    // Asha's question is being answered (its first token arrived).
+    let asha = ask(&students[0], "what does chlorophyll absorb")
+        .await
+        .unwrap();
+    let asha =
+        tokio::spawn(async move { read_events(asha, |e, _| e == "answer" || e == "error").await });
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    // Ravi waits with one question ahead of him; Meena with two; then Ravi cancels (closes
+    // the page) and Meena moves up.
+    let ravi = ask(&students[1], "how do plants capture light")
+        .await
+        .unwrap();
+    let ravi_seen = read_events(ravi, |e, d| e == "queued" && d["ahead"] == 1).await;
+    assert!(
+        ravi_seen
+            .iter()
+            .any(|(e, d)| e == "queued" && d["ahead"] == 1),
+        "{ravi_seen:?}"
+    );
+    let meena = ask(&students[2], "what is the role of chlorophyll")
+        .await
+        .unwrap();
+    let meena = tokio::spawn(async move {
+        let seen = read_events(meena, |e, _| e == "answer" || e == "error").await;
+        (seen, std::time::Instant::now())
+    });
+    // The teacher asks from the laptop meanwhile: served before Meena.
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let teacher = reqwest::Client::new();
+    let (st, answer) = post(
+        &teacher,
+        format!("{}/api/ask", s.url),
+        serde_json::json!({"question": "what is chlorophyll", "stream": false, "no_cache": true}),
+    )
+    .await;
+    let teacher_done = std::time::Instant::now();
+    assert_eq!(st, 200, "{answer}");
+    let asha = asha.await.unwrap();
+    assert!(asha.iter().any(|(e, _)| e == "answer"), "{asha:?}");
+    let (meena, meena_done) = meena.await.unwrap();
+    assert!(meena.iter().any(|(e, _)| e == "answer"), "{meena:?}");
+    assert!(
+        teacher_done < meena_done,
+        "the teacher's question went ahead of Meena's"
+    );
+    let places: Vec<u64> = meena
+        .iter()
+        .filter(|(e, _)| e == "queued")
+        .filter_map(|(_, d)| d["ahead"].as_u64())
+        .collect();
+    assert_eq!(
+        places.first(),
+        Some(&2),
+        "Asha's and Ravi's before hers: {places:?}"
+    );
+    assert!(
+        places.contains(&1),
+        "she moved up when Ravi left: {places:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_teacher_pin_gives_another_device_the_teachers_routes() {
+    let tmp = library_with_sample();
+    let ollama = TestServer::start(Behaviour::default());
+    let s = classroom(tmp.path(), &ollama.url());
+    let laptop = reqwest::Client::new();
+    let tablet = device("127.0.0.40");
+    let url = |p: &str| format!("{}{p}", s.url);
+    // No PIN yet: nobody signs in as the teacher from elsewhere.
+    let (st, _) = post(
+        &tablet,
+        url("/api/teacher"),
+        serde_json::json!({"pin": "2468"}),
+    )
+    .await;
+    assert_eq!(st, 404);
+    // Only the laptop sets it; a PIN that is not 4–12 digits is refused.
+    assert_eq!(
+        send(
+            &tablet,
+            "PUT",
+            &url("/api/teacher-pin"),
+            r#"{"pin": "2468"}"#
+        )
+        .await,
+        403
+    );
+    assert_eq!(
+        send(&laptop, "PUT", &url("/api/teacher-pin"), r#"{"pin": "12"}"#).await,
+        400
+    );
+    assert_eq!(
+        send(
+            &laptop,
+            "PUT",
+            &url("/api/teacher-pin"),
+            r#"{"pin": "2468"}"#
+        )
+        .await,
+        200
+    );
+    let (_, me) = get(&laptop, url("/api/session")).await;
+    assert_eq!(me["pin_set"], true);
+    // Wrong PIN: refused; right PIN: the tablet is the teacher.
+    let (st, _) = post(
+        &tablet,
+        url("/api/teacher"),
+        serde_json::json!({"pin": "1357"}),
+    )
+    .await;
+    assert_eq!(st, 403);
+    assert_eq!(send(&tablet, "GET", &url("/api/books"), "").await, 403);
+    let (st, who) = post(
+        &tablet,
+        url("/api/teacher"),
+        serde_json::json!({"pin": "2468"}),
+    )
+    .await;
+    assert_eq!((st, who["role"].as_str()), (200, Some("teacher")));
+    assert_eq!(send(&tablet, "GET", &url("/api/books"), "").await, 200);
+    assert_eq!(send(&tablet, "GET", &url("/api/classroom"), "").await, 200);
+    // A new PIN ends the teacher sessions of other devices.
+    assert_eq!(
+        send(
+            &laptop,
+            "PUT",
+            &url("/api/teacher-pin"),
+            r#"{"pin": "97531"}"#
+        )
+        .await,
+        200
+    );
+    assert_eq!(send(&tablet, "GET", &url("/api/books"), "").await, 403);
+    // Guessing PINs locks the device out like guessing codes.
+    let guesser = device("127.0.0.41");
+    let mut statuses = Vec::new();
+    for pin in ["1111", "2222", "3333", "4444", "5555", "97531"] {
+        let (st, _) = post(
+            &guesser,
+            url("/api/teacher"),
+            serde_json::json!({"pin": pin}),
+        )
+        .await;
+        statuses.push(st);
+    }
+    assert_eq!(statuses, [403, 403, 403, 403, 403, 429]);
+}
