@@ -1,4 +1,5 @@
-//! `vidya bench`: per-stage latency over a large synthetic library, and ingest throughput.
+//! `vidya bench`: per-stage latency over a large synthetic library, ingest throughput, and a
+//! class asking one classroom server ([`crate::bench_classroom`]).
 
 use crate::output;
 use anyhow::Result;
@@ -37,6 +38,9 @@ pub enum BenchCmd {
         #[arg(long)]
         reranker: Option<PathBuf>,
     },
+    /// A class asking one `vidya serve --classroom` at once: each student a device of its own
+    /// (loopback addresses 127.0.0.2 onwards); answers, failures, waiting time p50/p95, order.
+    Classroom(crate::bench_classroom::ClassroomArgs),
     /// Ingest throughput (pages/s, chunks/s, with embedding) of a book into a new library.
     Ingest {
         /// The book (file or folder).
@@ -223,6 +227,7 @@ pub fn run(cmd: BenchCmd) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        BenchCmd::Classroom(args) => crate::bench_classroom::run(args),
         BenchCmd::Ingest { path, work } => {
             if work.exists() {
                 return Err(VidyaError::BadOption(format!(

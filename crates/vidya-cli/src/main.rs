@@ -25,6 +25,7 @@ macro_rules! out {
     ($($t:tt)*) => { output::line(format!($($t)*))? };
 }
 
+mod bench_classroom;
 mod bench_cmd;
 mod eval_cmd;
 mod index_cmd;

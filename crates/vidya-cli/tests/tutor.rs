@@ -326,6 +326,19 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
         .unwrap()
         .contains("stopped before the end"));
 
+    // The model breaks off after a few words none of the sources support: the note says the
+    // tutor stopped, not that its answer was wrong.
+    server.set(Behaviour {
+        default_reply: "Well, you see, the thing about this is rather long [1].".into(),
+        disconnect_after_tokens: Some(3),
+        ..Behaviour::default()
+    });
+    let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
+    assert_eq!(r["status"], "extractive", "{r}");
+    let note = r["note"].as_str().unwrap();
+    assert!(note.contains("stopped before it could answer"), "{note}");
+    assert!(!note.contains("could be found"), "{note}");
+
     server.set(Behaviour {
         default_reply: "Chlorophyll absorbs light energy [1]. More words here.".into(),
         error_after_tokens: Some((4, "llama runner process has terminated".into())),
@@ -359,6 +372,33 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
     );
     assert_eq!(r["status"], "extractive");
     assert_eq!(r["llm_error"]["kind"], "not_ollama", "{r}");
+
+    // Another web server answers 404 with its own HTML page: named as not Ollama, with the
+    // address to check, never "Ollama reported an error" and a memory hint.
+    let web = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let web_port = web.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for s in web.incoming().take(8) {
+            let mut s = s.unwrap();
+            let mut buf = [0u8; 2048];
+            let _ = s.read(&mut buf);
+            let page = "<!DOCTYPE HTML><html><body><h1>Error response</h1><p>Error code: 404</p></body></html>";
+            let _ = s.write_all(
+                format!("HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{page}", page.len())
+                    .as_bytes(),
+            );
+        }
+    });
+    let r = ask_json(
+        lib.path(),
+        &format!("http://127.0.0.1:{web_port}"),
+        &[Q, "--no-cache"],
+    );
+    assert_eq!(r["status"], "extractive");
+    assert_eq!(r["llm_error"]["kind"], "not_ollama", "{r}");
+    let message = r["llm_error"]["message"].as_str().unwrap();
+    assert!(!message.contains("short of memory"), "{message}");
 }
 
 #[test]

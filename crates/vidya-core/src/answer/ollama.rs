@@ -209,6 +209,13 @@ pub struct OllamaClient {
     ollama: Ollama,
 }
 
+/// True when `body` is Ollama's error shape, `{"error": "…"}`.
+fn is_ollama_error(body: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .is_some_and(|v| v["error"].is_string())
+}
+
 fn error_message(body: &str) -> String {
     serde_json::from_str::<serde_json::Value>(body)
         .ok()
@@ -288,6 +295,22 @@ impl OllamaClient {
                 detail: format!("unexpected reply: {j}"),
             },
             E::InternalError(i) => classify_message(&self.config.model, &i.message),
+            // A body that is not Ollama's `{"error": …}` JSON (an HTML page, nothing at all)
+            // comes from another web server at that address.
+            E::Other(body) if !is_ollama_error(&body) => LlmError::NotOllama {
+                host,
+                detail: if body.trim().is_empty() {
+                    "an empty reply".into()
+                } else {
+                    format!(
+                        "it sent: {}",
+                        body.split_whitespace()
+                            .take(12)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    )
+                },
+            },
             E::Other(body) => classify_message(&self.config.model, &error_message(&body)),
             other => LlmError::Server {
                 message: other.to_string(),

@@ -454,7 +454,15 @@ impl Tutor {
                             Checked::UseExtractive => {
                                 answer.status = "extractive".into();
                                 let pc = &answer.postcheck;
-                                answer.note = Some(if pc.empty_replaced {
+                                answer.note = Some(if !g.complete {
+                                    // The model stopped (stalled, the connection broke, a
+                                    // server error mid-answer): say so, not that the answer
+                                    // was wrong.
+                                    format!(
+                                        "The tutor stopped before it could answer ({}), so here are the textbook's own sentences; ask again for the tutor's answer.",
+                                        g.stop_reason.clone().unwrap_or_else(|| "unknown reason".into())
+                                    )
+                                } else if pc.empty_replaced {
                                     "The tutor's answer was empty, so here are the textbook's own sentences.".into()
                                 } else if pc.echo_replaced {
                                     "The tutor's answer repeated its instructions, so here are the textbook's own sentences.".into()

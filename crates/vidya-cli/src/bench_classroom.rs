@@ -1,0 +1,294 @@
+//! `vidya bench classroom`: a class of students asking one `vidya serve --classroom` at once.
+//!
+//! Each simulated student is its own device: its sockets are bound to its own loopback
+//! address (127.0.0.2, 127.0.0.3, …), so the server sees `--students` different devices; each
+//! joins with the class code, then asks a question, reads the streamed answer, waits a few
+//! seconds (think time), and asks the next, until `--minutes` are up. Every `--teacher-every`
+//! seconds the teacher (this machine, 127.0.0.1) asks one question too.
+//!
+//! Printed: answers, failed and lost answers (a stream that ended without an `answer` or
+//! `error` event), conversations the server no longer lists, waiting time (from sending the
+//! question to its first token, ms: the queue plus retrieval plus the model's first token)
+//! p50/p95, answer time p50/p95, whether the model served the questions in the order they
+//! came (students whose question went to the model before an earlier one's), and the
+//! teacher's answer times. Only loopback addresses are used: nothing leaves the machine.
+
+use anyhow::{bail, Result};
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio_stream::StreamExt;
+use vidya_core::eval::quantile;
+
+/// Options of `vidya bench classroom`.
+#[derive(clap::Args, Debug)]
+pub struct ClassroomArgs {
+    /// The server's loopback address, as `vidya serve --classroom --bind 127.0.0.1` printed.
+    #[arg(long)]
+    pub url: String,
+    /// The class code it printed.
+    #[arg(long)]
+    pub code: String,
+    /// Students (devices 127.0.0.2 onwards; 1–200).
+    #[arg(long, default_value_t = 30)]
+    pub students: u8,
+    /// How long the class asks (minutes).
+    #[arg(long, default_value_t = 10.0)]
+    pub minutes: f64,
+    /// Questions to ask, one per line (default: a built-in list of biology questions).
+    #[arg(long)]
+    pub questions: Option<PathBuf>,
+    /// Think time between a student's answer and their next question (seconds).
+    #[arg(long, default_value_t = 5.0)]
+    pub think: f64,
+    /// The teacher asks one question this often (seconds; 0: never).
+    #[arg(long, default_value_t = 60.0)]
+    pub teacher_every: f64,
+}
+
+const DEFAULT_QUESTIONS: &[&str] = &[
+    "what does chlorophyll absorb",
+    "why do plants look green",
+    "what happens in the light dependent reactions",
+    "wat is the calvin cycle",
+    "how do plants make sugar from light",
+    "where does photosynthesis happen in the cell",
+    "what is the role of water in photosynthesis",
+    "how is atp made in the chloroplast",
+];
+
+/// One asked question, as the student saw it.
+#[derive(Debug, Clone)]
+struct Asked {
+    sent: Instant,
+    first: Option<Instant>,
+    done: Instant,
+    outcome: Outcome,
+    conversation: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Outcome {
+    Answered,
+    Failed,
+    Lost,
+}
+
+fn device(ip: IpAddr) -> Result<reqwest::Client> {
+    Ok(reqwest::Client::builder()
+        .local_address(ip)
+        .cookie_store(true)
+        .build()?)
+}
+
+/// Asks one question over the event stream.
+async fn ask(http: &reqwest::Client, url: &str, question: &str) -> Asked {
+    let sent = Instant::now();
+    let (mut first, mut outcome, mut conversation) = (None, Outcome::Lost, None);
+    let res = http
+        .post(format!("{url}/api/ask"))
+        // Every question goes to the model (the class's shared cache would answer repeats at
+        // once): the worst case for the queue.
+        .json(&serde_json::json!({"question": question, "no_cache": true}))
+        .send()
+        .await;
+    match res {
+        Ok(r) if r.status().is_success() => {
+            let mut stream = r.bytes_stream();
+            let mut buf = String::new();
+            'read: while let Some(Ok(chunk)) = stream.next().await {
+                buf.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(cut) = buf.find("\n\n") {
+                    let block: String = buf.drain(..cut + 2).collect();
+                    let name = block
+                        .lines()
+                        .find_map(|l| l.strip_prefix("event: "))
+                        .unwrap_or("");
+                    match name {
+                        "token" => {
+                            first.get_or_insert_with(Instant::now);
+                        }
+                        "answer" => {
+                            first.get_or_insert_with(Instant::now);
+                            outcome = Outcome::Answered;
+                            conversation = block
+                                .lines()
+                                .find_map(|l| l.strip_prefix("data: "))
+                                .and_then(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+                                .and_then(|v| v["conversation_id"].as_i64());
+                            break 'read;
+                        }
+                        "error" => {
+                            outcome = Outcome::Failed;
+                            break 'read;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        _ => outcome = Outcome::Failed,
+    }
+    Asked {
+        sent,
+        first,
+        done: Instant::now(),
+        outcome,
+        conversation,
+    }
+}
+
+/// Runs the bench and prints its figures.
+pub fn run(args: ClassroomArgs) -> Result<std::process::ExitCode> {
+    if args.students == 0 || args.students > 200 {
+        bail!("--students must be 1 to 200");
+    }
+    let questions: Vec<String> = match &args.questions {
+        Some(p) => std::fs::read_to_string(p)?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect(),
+        None => DEFAULT_QUESTIONS.iter().map(|s| s.to_string()).collect(),
+    };
+    if questions.is_empty() {
+        bail!("no questions to ask");
+    }
+    let url = args.url.trim_end_matches('/').to_string();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let end = Instant::now() + Duration::from_secs_f64(args.minutes * 60.0);
+        let log: Arc<Mutex<Vec<(usize, Asked)>>> = Arc::default();
+        let mut tasks = Vec::new();
+        for i in 0..args.students as usize {
+            let ip = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2 + i as u8));
+            let http = device(ip)?;
+            let join = http
+                .post(format!("{url}/api/join"))
+                .json(&serde_json::json!({"code": args.code, "name": format!("student {}", i + 1)}))
+                .send()
+                .await?;
+            if !join.status().is_success() {
+                bail!(
+                    "student {} could not join ({}): {}",
+                    i + 1,
+                    join.status(),
+                    join.text().await.unwrap_or_default()
+                );
+            }
+            let (url, log, questions) = (url.clone(), log.clone(), questions.clone());
+            let think = Duration::from_secs_f64(args.think);
+            tasks.push(tokio::spawn(async move {
+                // Students start a little apart, as a class does.
+                tokio::time::sleep(Duration::from_millis(300 * i as u64)).await;
+                let mut n = i;
+                let mut mine = Vec::new();
+                while Instant::now() < end {
+                    let a = ask(&http, &url, &questions[n % questions.len()]).await;
+                    n += 1;
+                    mine.push(a.conversation);
+                    log.lock().unwrap_or_else(|p| p.into_inner()).push((i, a));
+                    tokio::time::sleep(think).await;
+                }
+                // Conversations the server still lists for this student.
+                let listed: Vec<i64> = match http.get(format!("{url}/api/conversations")).send().await {
+                    Ok(r) => r
+                        .json::<Vec<serde_json::Value>>()
+                        .await
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|c| c["id"].as_i64())
+                        .collect(),
+                    Err(_) => Vec::new(),
+                };
+                let expected: std::collections::HashSet<i64> = mine.into_iter().flatten().collect();
+                expected.iter().filter(|id| !listed.contains(id)).count()
+            }));
+        }
+        let teacher = {
+            let (url, questions) = (url.clone(), questions.clone());
+            let every = args.teacher_every;
+            tokio::spawn(async move {
+                let mut times = Vec::new();
+                if every <= 0.0 {
+                    return times;
+                }
+                let http = reqwest::Client::new();
+                let mut n = 0;
+                loop {
+                    tokio::time::sleep(Duration::from_secs_f64(every)).await;
+                    if Instant::now() >= end {
+                        break;
+                    }
+                    let a = ask(&http, &url, &questions[n % questions.len()]).await;
+                    n += 1;
+                    times.push((a.done - a.sent).as_secs_f64() * 1e3);
+                }
+                times
+            })
+        };
+        let mut lost_conversations = 0;
+        for t in tasks {
+            lost_conversations += t.await.unwrap_or(0);
+        }
+        let teacher_ms = teacher.await.unwrap_or_default();
+        let log = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let count = |o: Outcome| log.iter().filter(|(_, a)| a.outcome == o).count();
+        let waits: Vec<f64> = log
+            .iter()
+            .filter_map(|(_, a)| a.first.map(|f| (f - a.sent).as_secs_f64() * 1e3))
+            .collect();
+        let totals: Vec<f64> = log
+            .iter()
+            .filter(|(_, a)| a.outcome == Outcome::Answered)
+            .map(|(_, a)| (a.done - a.sent).as_secs_f64() * 1e3)
+            .collect();
+        // Served out of order: a question whose first token came before that of a question
+        // sent earlier (by more than the 300 ms a retrieval may take).
+        let mut by_sent: Vec<&Asked> = log.iter().map(|(_, a)| a).filter(|a| a.first.is_some()).collect();
+        by_sent.sort_by_key(|a| a.sent);
+        let mut out_of_order = 0;
+        let mut latest_first: Option<Instant> = None;
+        for a in &by_sent {
+            let f = a.first.expect("filtered");
+            if latest_first.is_some_and(|l| f + Duration::from_millis(300) < l) {
+                out_of_order += 1;
+            }
+            latest_first = Some(latest_first.map_or(f, |l| l.max(f)));
+        }
+        crate::output::line(format!(
+            "classroom: {} students for {:.1} min against {url}",
+            args.students, args.minutes
+        ))?;
+        crate::output::line(format!(
+            "questions {}: answered {}, failed {}, lost {}; conversations no longer listed: {lost_conversations}",
+            log.len(),
+            count(Outcome::Answered),
+            count(Outcome::Failed),
+            count(Outcome::Lost)
+        ))?;
+        crate::output::line(format!(
+            "waiting time to the first token (ms): p50 {:.0}, p95 {:.0}; answer time (ms): p50 {:.0}, p95 {:.0}",
+            quantile(&waits, 0.5),
+            quantile(&waits, 0.95),
+            quantile(&totals, 0.5),
+            quantile(&totals, 0.95)
+        ))?;
+        crate::output::line(format!(
+            "served out of order: {out_of_order} of {}",
+            by_sent.len()
+        ))?;
+        crate::output::line(format!(
+            "teacher's questions: {}, answer time (ms) p50 {:.0}, max {:.0}",
+            teacher_ms.len(),
+            quantile(&teacher_ms, 0.5),
+            teacher_ms.iter().copied().fold(0.0, f64::max)
+        ))?;
+        Ok(std::process::ExitCode::SUCCESS)
+    })
+}
