@@ -12,9 +12,17 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use vidya_core::app::App;
 
-/// The addresses a student types: `http://IP:PORT` for each of this machine's IPv4 network
-/// addresses (loopback left out), or the loopback address when there is none.
-pub fn addresses(port: u16) -> Vec<String> {
+/// The addresses a student types for a server listening on `bind`: with 0.0.0.0,
+/// `http://IP:PORT` for each of this machine's IPv4 network addresses (loopback and
+/// link-local left out); with one address, that one (a loopback `bind` reaches this machine
+/// only). The loopback address when nothing else is left.
+pub fn addresses(bind: IpAddr, port: u16) -> Vec<String> {
+    if !bind.is_unspecified() {
+        return vec![match bind {
+            IpAddr::V6(v6) => format!("http://[{v6}]:{port}"),
+            v4 => format!("http://{v4}:{port}"),
+        }];
+    }
     let mut out: Vec<String> = local_ip_address::list_afinet_netifas()
         .map(|l| {
             l.into_iter()
@@ -35,18 +43,24 @@ pub fn addresses(port: u16) -> Vec<String> {
     out
 }
 
-/// The port the server listens on, set once at start.
-static PORT: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+/// The address the server listens on, set once at start.
+static LISTEN: std::sync::OnceLock<SocketAddr> = std::sync::OnceLock::new();
 
 /// Prints what the teacher tells the class: the address, a QR code of it and the join code.
 pub fn announce(access: &Access, addr: SocketAddr) {
-    let _ = PORT.set(addr.port());
-    let list = addresses(addr.port());
+    let _ = LISTEN.set(addr);
+    let list = addresses(addr.ip(), addr.port());
     let code = access.code().unwrap_or_default();
     let mut text = format!(
         "Classroom mode is on. Students open {} in a browser and type the join code {code}.",
         list.join(" or ")
     );
+    if addr.ip().is_loopback() {
+        text.push_str(&format!(
+            "\nNote: --bind {} listens on this machine only, so other devices cannot reach it; leave --bind out to serve the school network.",
+            addr.ip()
+        ));
+    }
     if let Ok(qr) = qrcode::QrCode::new(list[0].as_bytes()) {
         let art = qr
             .render::<qrcode::render::unicode::Dense1x2>()
@@ -55,7 +69,7 @@ pub fn announce(access: &Access, addr: SocketAddr) {
             .build();
         text.push_str(&format!("\nOr scan this with a phone:\n{art}"));
     }
-    text.push_str("\nOnly this laptop can change the library or the settings; students can ask, and see their own conversations.");
+    text.push_str("\nOnly this laptop (or a device signed in with the teacher PIN) can change the library or the settings; students can ask, and see their own conversations.");
     crate::output::err_line(text);
 }
 
@@ -219,11 +233,9 @@ pub async fn leave(
 /// `GET /api/classroom` (teacher) → `{"on", "code", "addresses", "students": [{"name",
 /// "questions", "joined_s"}], "qr_svg"}` (`qr_svg`: an SVG of the first address's QR code).
 pub async fn info(Extension(access): Extension<Arc<Access>>) -> Json<serde_json::Value> {
-    let port = PORT.get().copied().unwrap_or_default();
-    let list = if access.classroom() {
-        addresses(port)
-    } else {
-        Vec::new()
+    let list = match LISTEN.get() {
+        Some(addr) if access.classroom() => addresses(addr.ip(), addr.port()),
+        _ => Vec::new(),
     };
     let qr = list.first().and_then(|a| {
         qrcode::QrCode::new(a.as_bytes()).ok().map(|q| {
