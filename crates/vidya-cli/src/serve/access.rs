@@ -85,6 +85,8 @@ struct Inner {
 pub struct Access {
     classroom: bool,
     own: Vec<IpAddr>,
+    /// The address the server listens on (set once the socket is bound).
+    listening: std::sync::OnceLock<SocketAddr>,
     inner: Mutex<Inner>,
 }
 
@@ -152,6 +154,7 @@ impl Access {
         Self {
             classroom,
             own,
+            listening: std::sync::OnceLock::new(),
             inner: Mutex::new(Inner {
                 code: classroom.then(new_code),
                 ..Inner::default()
@@ -161,6 +164,16 @@ impl Access {
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records the address the server listens on (the first call wins).
+    pub fn set_listening(&self, addr: SocketAddr) {
+        let _ = self.listening.set(addr);
+    }
+
+    /// The address the server listens on, once bound.
+    pub fn listening(&self) -> Option<SocketAddr> {
+        self.listening.get().copied()
     }
 
     /// True in classroom mode.

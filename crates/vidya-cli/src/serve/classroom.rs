@@ -43,12 +43,9 @@ pub fn addresses(bind: IpAddr, port: u16) -> Vec<String> {
     out
 }
 
-/// The address the server listens on, set once at start.
-static LISTEN: std::sync::OnceLock<SocketAddr> = std::sync::OnceLock::new();
-
 /// Prints what the teacher tells the class: the address, a QR code of it and the join code.
 pub fn announce(access: &Access, addr: SocketAddr) {
-    let _ = LISTEN.set(addr);
+    access.set_listening(addr);
     let list = addresses(addr.ip(), addr.port());
     let code = access.code().unwrap_or_default();
     let mut text = format!(
@@ -233,7 +230,7 @@ pub async fn leave(
 /// `GET /api/classroom` (teacher) → `{"on", "code", "addresses", "students": [{"name",
 /// "questions", "joined_s"}], "qr_svg"}` (`qr_svg`: an SVG of the first address's QR code).
 pub async fn info(Extension(access): Extension<Arc<Access>>) -> Json<serde_json::Value> {
-    let list = match LISTEN.get() {
+    let list = match access.listening() {
         Some(addr) if access.classroom() => addresses(addr.ip(), addr.port()),
         _ => Vec::new(),
     };
