@@ -13,25 +13,28 @@ use std::time::Instant;
 use tauri::ipc::{Channel, InvokeBody, Request, Response};
 use tauri::State;
 use vidya_core::app::{
-    App, AskEvent, AskRequest, ErrorBody, Health, IngestEvent, LlmOverrides, PageImageRequest,
-    Settings,
+    App, AskControl, AskEvent, AskRequest, ErrorBody, Health, IngestEvent, LlmOverrides,
+    PageImageRequest, Settings,
 };
 use vidya_core::setup::{OllamaState, SetupEvent, SetupReport};
 use vidya_core::store::stats::LibraryStats;
 use vidya_core::store::{BookInfo, Conversation, Turn};
 use vidya_core::Library;
 
+mod classroom;
+
 /// The service shared by every command, and when the process started (for the start-up
 /// figure).
-struct Vidya {
+pub(crate) struct Vidya {
     app: Arc<App>,
     started: Instant,
+    classroom: classroom::Classroom,
 }
 
 /// A command's result; the error reaches JavaScript as `{kind, message}`.
-type CmdResult<T> = Result<T, ErrorBody>;
+pub(crate) type CmdResult<T> = Result<T, ErrorBody>;
 
-fn internal(e: impl std::fmt::Display) -> ErrorBody {
+pub(crate) fn internal(e: impl std::fmt::Display) -> ErrorBody {
     ErrorBody {
         kind: "internal".into(),
         message: format!("internal error: {e}. Please restart Vidya"),
@@ -128,7 +131,20 @@ async fn ask(
                 text: t.to_string(),
             });
         };
-        let last = match app.ask(&request, &mut on_token) {
+        let (queue, sources) = (on_event.clone(), on_event.clone());
+        let ctl = AskControl {
+            teacher: true,
+            on_queue: &mut move |ahead| {
+                let _ = queue.send(AskEvent::Queued { ahead });
+            },
+            cancel: None,
+            on_sources: &mut move |c: &[vidya_core::answer::Citation]| {
+                let _ = sources.send(AskEvent::Sources {
+                    citations: c.to_vec(),
+                });
+            },
+        };
+        let last = match app.ask_with(&request, &mut on_token, ctl) {
             Ok(a) => AskEvent::Answer(Box::new(a)),
             Err(e) => AskEvent::Error(ErrorBody::from(&e)),
         };
@@ -307,7 +323,11 @@ fn main() {
         std::thread::spawn(move || app.warm_up());
     }
     let result = tauri::Builder::default()
-        .manage(Vidya { app, started })
+        .manage(Vidya {
+            app,
+            started,
+            classroom: classroom::Classroom::default(),
+        })
         .invoke_handler(tauri::generate_handler![
             health,
             ui_ready,
@@ -325,6 +345,12 @@ fn main() {
             ingest,
             reindex_book,
             cancel_ingest,
+            classroom::classroom,
+            classroom::classroom_on,
+            classroom::classroom_off,
+            classroom::classroom_start,
+            classroom::classroom_end,
+            classroom::set_pin,
             setup_report,
             setup_start_ollama,
             setup_import,

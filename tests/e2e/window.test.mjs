@@ -10,6 +10,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
+import http from 'node:http';
 import { mkdtempSync, mkdirSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -35,6 +36,11 @@ if (missing.length) {
 const skip = missing.length > 0;
 const children = [];
 let work;
+// What the second test needs from the first: the running window and xdotool.
+let windowState;
+// Settings → Classroom's button in the 1366×768 window, off (y) and on (offY: the class's
+// address, QR code and code appear above it).
+const CLASSROOM_BUTTON = { x: 990, y: 340, offY: 514 };
 
 after(() => {
   for (const c of children.reverse()) c.kill('SIGTERM');
@@ -108,5 +114,69 @@ test('the desktop window starts, renders and answers a typed question', { skip }
   xdo('click', '1');
   await new Promise((r) => setTimeout(r, 4000));
   execFileSync(bins.import, ['-window', 'root', join(shots, 'window-page.png')], { env: { ...process.env, ...x } });
+  assert.equal(app.exitCode, null, `the window is still running: ${app.output}`);
+  windowState = { xdo, x, app, win };
+});
+
+/** A request from this machine as another device would make it: its socket bound to
+ * `from` (127.0.0.x), so the server sees another address. Resolves {status, body, cookie}. */
+function device(from, port, method, path, body, cookie) {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request({
+      host: '127.0.0.1', port, method, path, localAddress: from,
+      headers: { ...(data ? { 'Content-Type': 'application/json' } : {}), ...(cookie ? { Cookie: cookie } : {}) },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => {
+        let json = null;
+        try { json = JSON.parse(text); } catch { /* not JSON */ }
+        resolve({ status: res.statusCode, body: json, cookie: (res.headers['set-cookie'] || [''])[0].split(';')[0] });
+      });
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+test('Settings → Classroom in the window serves the class, and turning it off stops', { skip }, async () => {
+  assert.ok(windowState, 'the first window test ran');
+  const { xdo, x, app } = windowState;
+  // The Settings tab (top bar), then Settings → Classroom's button (right-hand column).
+  xdo('mousemove', '--window', windowState.win, '513', '28');
+  xdo('click', '1');
+  await new Promise((r) => setTimeout(r, 1000));
+  xdo('mousemove', '--window', windowState.win, String(CLASSROOM_BUTTON.x), String(CLASSROOM_BUTTON.y));
+  xdo('click', '1');
+  const m = await until('classroom mode to start', () => /classroom mode on at port (\d+)/.exec(app.output), 30000);
+  const port = Number(m[1]);
+  await new Promise((r) => setTimeout(r, 1500));
+  execFileSync(bins.import, ['-window', 'root', join(shots, 'window-classroom.png')], { env: { ...process.env, ...x } });
+
+  // This machine is the teacher: it reads the class code.
+  const info = await device('127.0.0.1', port, 'GET', '/api/classroom');
+  assert.equal(info.status, 200);
+  assert.equal(info.body.on, true);
+  assert.match(info.body.code, /^\d{6}$/);
+  // Another device joins with the code, may ask, and may not touch the library.
+  const wrong = await device('127.0.0.9', port, 'POST', '/api/join', { code: info.body.code === '000000' ? '111111' : '000000', name: 'Ravi' });
+  assert.equal(wrong.status, 403);
+  const joined = await device('127.0.0.9', port, 'POST', '/api/join', { code: info.body.code, name: 'Asha' });
+  assert.equal(joined.status, 200, JSON.stringify(joined.body));
+  assert.match(joined.cookie, /^vidya_session=/);
+  const books = await device('127.0.0.9', port, 'GET', '/api/books', undefined, joined.cookie);
+  assert.equal(books.status, 403);
+  const asked = await device('127.0.0.9', port, 'POST', '/api/ask', { question: 'What is photosynthesis?', stream: false }, joined.cookie);
+  assert.equal(asked.status, 200, JSON.stringify(asked.body));
+  assert.ok(asked.body.citations.length > 0);
+  const seen = await device('127.0.0.1', port, 'GET', '/api/classroom');
+  assert.deepEqual(seen.body.students.map((s) => s.name), ['Asha']);
+
+  // The same button turns classroom mode off: nothing listens any more.
+  xdo('mousemove', '--window', windowState.win, String(CLASSROOM_BUTTON.x), String(CLASSROOM_BUTTON.offY));
+  xdo('click', '1');
+  await until('classroom mode to stop', () => /classroom mode off/.test(app.output), 30000);
+  await assert.rejects(device('127.0.0.9', port, 'GET', '/api/session'));
   assert.equal(app.exitCode, null, `the window is still running: ${app.output}`);
 });

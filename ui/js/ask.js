@@ -151,6 +151,9 @@ async function submit(e) {
       if (event === 'queued') {
         // Classroom mode: other questions are before this one at the model.
         stream.textContent = data.ahead > 0 ? t('ask.queued', { ahead: data.ahead }) : t('ask.thinking');
+      } else if (event === 'sources') {
+        // The passages are known before the model writes (in a class, while it waits).
+        if (mine === epoch) showSources(data.citations);
       } else if (event === 'token') {
         if (!started) { started = true; stream.textContent = ''; stream.classList.remove('muted'); }
         stream.textContent += data.text;

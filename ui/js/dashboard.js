@@ -50,10 +50,11 @@ function columns(values, behind, format) {
   return s;
 }
 
-/** The classroom panel (browser on the teacher's laptop, `vidya serve --classroom` only). */
+/** The classroom panel (classroom mode on: Settings → Classroom in the window, or
+ * `vidya serve --classroom`). */
 async function refreshClassroom() {
   let c = null;
-  if (!api.inApp) { try { c = await api.call('classroom'); } catch { c = null; } }
+  try { c = await api.call('classroom'); } catch { c = null; }
   $('classroom').hidden = !(c && c.on);
   if (!c || !c.on) return;
   text($('class-address'), c.addresses.join('  ·  '));

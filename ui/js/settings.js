@@ -37,9 +37,54 @@ export async function save(changes) {
   return s;
 }
 
-// The teacher PIN (browser on the laptop only: it serves classroom mode).
+/** Shows the classroom `c` (the `classroom` command's object) in Settings → Classroom. */
+function showClassroom(c) {
+  const on = Boolean(c && c.on);
+  $('classroom-on').hidden = !on;
+  $('classroom-toggle').dataset.on = on ? '1' : '';
+  $('classroom-toggle').dataset.i18n = on ? 'classroom.turn_off' : 'classroom.turn_on';
+  $('classroom-toggle').textContent = t($('classroom-toggle').dataset.i18n);
+  $('classroom-toggle').classList.toggle('primary', !on);
+  $('classroom-status').dataset.i18n = on ? 'classroom.on_note' : 'classroom.off_note';
+  text($('classroom-status'), t($('classroom-status').dataset.i18n));
+  $('classroom-status').className = on ? 'notice' : 'muted';
+  if (!on) return;
+  text($('classroom-address'), c.addresses.join('  ·  '));
+  text($('classroom-code'), c.code || '–');
+  $('classroom-qr').hidden = !c.qr_svg;
+  // Vidya's own SVG, shown as an image (an image's SVG never runs script).
+  if (c.qr_svg) $('classroom-qr').src = `data:image/svg+xml;base64,${btoa(c.qr_svg)}`;
+}
+
+/** Reads the classroom again (the desktop window only). */
+export async function refreshClassroom() {
+  if (!api.inApp) return;
+  try { showClassroom(await api.call('classroom')); } catch { showClassroom(null); }
+}
+
+// Settings → Classroom: the desktop window turns classroom mode on and off (in a browser,
+// `vidya serve --classroom` does).
+function initClassroom() {
+  if (!api.inApp) return;
+  $('classroom-form').hidden = false;
+  $('classroom-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const button = $('classroom-toggle');
+    button.disabled = true;
+    try {
+      showClassroom(await api.call(button.dataset.on ? 'classroom_off' : 'classroom_on'));
+    } catch (err) {
+      $('classroom-status').className = 'error';
+      text($('classroom-status'), err.message);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  refreshClassroom();
+}
+
+// The teacher PIN (the laptop only: in classroom mode another device signs in with it).
 function initPin() {
-  if (api.inApp) return;
   $('pin-form').hidden = false;
   $('pin-form').addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -59,6 +104,7 @@ function initPin() {
 
 export function init(onSaved) {
   initPin();
+  initClassroom();
   $('settings-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const status = $('settings-status');

@@ -136,7 +136,8 @@ function tauriStream(command, args, last, onEvent) {
 }
 
 /**
- * Asks a question; onEvent receives `queued` (`{ahead}`, while it waits for the model),
+ * Asks a question; onEvent receives `sources` (`{citations}`, once retrieved), `queued`
+ * (`{ahead}`, while it waits for the model),
  * `token`, then `answer` or `error`. `signal` (an AbortSignal, browser only) cancels it: the
  * question leaves the queue or the model stops; the promise rejects with kind `cancelled`.
  */

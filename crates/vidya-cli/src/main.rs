@@ -29,7 +29,7 @@ mod bench_classroom;
 mod bench_cmd;
 mod eval_cmd;
 mod index_cmd;
-mod serve;
+mod serve_cmd;
 mod setup_cmd;
 
 use vidya_core::app::LANGUAGE_CHOICES;
@@ -370,7 +370,7 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
             model,
             ollama,
             no_embed,
-        } => serve::run(
+        } => serve_cmd::run(
             &library,
             std::net::SocketAddr::new(
                 bind.unwrap_or(if classroom {

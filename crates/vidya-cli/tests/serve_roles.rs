@@ -402,6 +402,44 @@ async fn read_events(
     out
 }
 
+type Events = tokio::sync::mpsc::UnboundedReceiver<(String, serde_json::Value)>;
+
+/// A page reading its answer's events: all of them, and when the last one came.
+type Page = tokio::task::JoinHandle<(Vec<(String, serde_json::Value)>, std::time::Instant)>;
+
+/// Reads an answer's event stream in the background until its `answer` or `error`: each
+/// event as it comes on the receiver; the task returns them all and when the last came.
+/// Aborting the task closes the page (the connection).
+fn watch(res: reqwest::Response) -> (Page, Events) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let task = tokio::spawn(async move {
+        let seen = read_events(res, |e, d| {
+            let _ = tx.send((e.to_string(), d.clone()));
+            e == "answer" || e == "error"
+        })
+        .await;
+        (seen, std::time::Instant::now())
+    });
+    (task, rx)
+}
+
+/// The events from `rx` up to the first for which `stop` is true (panics if the stream ends
+/// first).
+async fn until_event(
+    rx: &mut Events,
+    stop: impl Fn(&str, &serde_json::Value) -> bool,
+) -> Vec<(String, serde_json::Value)> {
+    let mut seen = Vec::new();
+    while let Some((e, d)) = rx.recv().await {
+        let done = stop(&e, &d);
+        seen.push((e, d));
+        if done {
+            return seen;
+        }
+    }
+    panic!("the stream ended before the awaited event: {seen:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_class_shares_one_queue_with_places_and_the_teacher_goes_first() {
     let tmp = library_with_sample();
@@ -433,28 +471,31 @@ async fn the_class_shares_one_queue_with_places_and_the_teacher_goes_first() {
     let asha = ask(&students[0], "what does chlorophyll absorb")
         .await
         .unwrap();
-    let asha =
-        tokio::spawn(async move { read_events(asha, |e, _| e == "answer" || e == "error").await });
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let (asha, mut asha_events) = watch(asha);
+    until_event(&mut asha_events, |e, _| e == "token").await;
     // Ravi waits with one question ahead of him; Meena with two; then Ravi cancels (closes
     // the page) and Meena moves up.
     let ravi = ask(&students[1], "how do plants capture light")
         .await
         .unwrap();
-    let ravi_seen = read_events(ravi, |e, d| e == "queued" && d["ahead"] == 1).await;
+    let (ravi_page, mut ravi_events) = watch(ravi);
+    let ravi_seen = until_event(&mut ravi_events, |e, d| e == "queued" && d["ahead"] == 1).await;
+    // Retrieval does not wait for the model: Ravi's passages arrived while Asha's answer was
+    // still being written, before his place in the queue.
+    assert_eq!(ravi_seen[0].0, "sources", "{ravi_seen:?}");
     assert!(
-        ravi_seen
-            .iter()
-            .any(|(e, d)| e == "queued" && d["ahead"] == 1),
+        ravi_seen[0].1["citations"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
         "{ravi_seen:?}"
     );
     let meena = ask(&students[2], "what is the role of chlorophyll")
         .await
         .unwrap();
-    let meena = tokio::spawn(async move {
-        let seen = read_events(meena, |e, _| e == "answer" || e == "error").await;
-        (seen, std::time::Instant::now())
-    });
+    let (meena, mut meena_events) = watch(meena);
+    until_event(&mut meena_events, |e, d| e == "queued" && d["ahead"] == 2).await;
+    // Ravi closes his page.
+    ravi_page.abort();
     // The teacher asks from the laptop meanwhile: served before Meena.
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
     let teacher = reqwest::Client::new();
@@ -466,7 +507,7 @@ async fn the_class_shares_one_queue_with_places_and_the_teacher_goes_first() {
     .await;
     let teacher_done = std::time::Instant::now();
     assert_eq!(st, 200, "{answer}");
-    let asha = asha.await.unwrap();
+    let (asha, _) = asha.await.unwrap();
     assert!(asha.iter().any(|(e, _)| e == "answer"), "{asha:?}");
     let (meena, meena_done) = meena.await.unwrap();
     assert!(meena.iter().any(|(e, _)| e == "answer"), "{meena:?}");

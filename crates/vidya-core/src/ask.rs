@@ -12,6 +12,7 @@ use crate::store::Library;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Questions longer than this many characters are cut before retrieval (a pasted page is not a
@@ -70,7 +71,7 @@ pub struct AskResponse {
 #[derive(Debug)]
 pub struct Engine {
     lib: Library,
-    retriever: Retriever,
+    retriever: Arc<Retriever>,
 }
 
 fn ms(since: Instant) -> f64 {
@@ -90,8 +91,18 @@ impl Engine {
 
     /// Wraps an open library with the given models.
     pub fn with_models(lib: Library, models: &Models) -> Result<Self> {
-        let retriever = Retriever::load(&lib, models)?;
+        let retriever = Arc::new(Retriever::load(&lib, models)?);
         Ok(Self { lib, retriever })
+    }
+
+    /// The same indexes and models over a connection of its own to the library, so that
+    /// another thread can retrieve at the same time (the indexes are shared, not copied).
+    /// Errors: the library's database cannot be opened.
+    pub fn fork(&self) -> Result<Self> {
+        Ok(Self {
+            lib: Library::open_existing(self.lib.dir())?,
+            retriever: self.retriever.clone(),
+        })
     }
 
     /// The library.

@@ -162,6 +162,56 @@ impl From<AskResponse> for AskResponseData {
     }
 }
 
+/// A question checked by [`Tutor::begin`], with its conversation loaded.
+#[derive(Debug, Clone)]
+pub struct Question {
+    t0: Instant,
+    /// The question as asked (cut to [`crate::ask::MAX_QUESTION_CHARS`] characters).
+    pub question: String,
+    /// The turn's options.
+    pub opts: TutorOptions,
+    /// The answer language code (`en`, `hi`, …).
+    pub lang: &'static str,
+    /// The conversation's last turns (at most 3), oldest first.
+    pub history: Vec<HistoryTurn>,
+}
+
+/// The query retrieval runs ([`Tutor::rewrite`]).
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// The standalone query text.
+    pub text: String,
+    /// `question` (the question itself), `model` (rewritten by the model) or `fallback`.
+    pub source: &'static str,
+    /// Time the rewrite took (ms).
+    pub ms: f64,
+}
+
+/// What [`Tutor::retrieve`] leaves: a finished turn, or a draft for the model to write.
+#[derive(Debug)]
+pub enum Step {
+    /// Finished (cached, gated, extractive only, or the model cannot be reached).
+    Answered(Box<TutorAnswer>),
+    /// Retrieved and not gated: [`Tutor::generate`] asks the model.
+    NeedsModel(Box<Draft>),
+}
+
+/// A turn retrieved and waiting for the model: the extractive answer and its passages.
+#[derive(Debug)]
+pub struct Draft {
+    q: Question,
+    answer: TutorAnswer,
+    trace: serde_json::Value,
+    cache_key: Option<String>,
+}
+
+impl Draft {
+    /// The passages the model will be given (what the student is shown as sources).
+    pub fn citations(&self) -> &[crate::answer::Citation] {
+        &self.answer.base.citations
+    }
+}
+
 /// The tutor: the engine plus the answer model's settings.
 #[derive(Debug)]
 pub struct Tutor {
@@ -202,6 +252,13 @@ impl Tutor {
         }
     }
 
+    /// A tutor over the same indexes and models with its own library connection and the
+    /// model settings `llm`: one per question, so that questions retrieve in parallel.
+    /// Errors: the library's database cannot be opened.
+    pub fn fork(&self, llm: LlmConfig) -> Result<Self> {
+        Ok(Self::new(self.engine.fork()?, llm))
+    }
+
     /// The engine.
     pub fn engine(&self) -> &Engine {
         &self.engine
@@ -240,10 +297,12 @@ impl Tutor {
         hex::encode(Sha256::digest(material.to_string().as_bytes()))
     }
 
-    /// Answers one question. Blocking: it runs its own small Tokio runtime for the model call,
-    /// so call it from a plain thread (`spawn_blocking` inside async code). `on_token` receives
-    /// the model's answer as it streams (nothing is streamed for extractive, gated or cached
-    /// answers). Errors: [`VidyaError::EmptyQuestion`], [`VidyaError::EmptyLibrary`],
+    /// Answers one question: [`Tutor::begin`], [`Tutor::rewrite`] (with the model for a
+    /// follow-up), [`Tutor::retrieve`], then [`Tutor::generate`] when the model is to write the
+    /// answer. Blocking: the model calls run on their own small Tokio runtime, so call it from a
+    /// plain thread (`spawn_blocking` inside async code). `on_token` receives the model's answer
+    /// as it streams (nothing is streamed for extractive, gated or cached answers). Errors:
+    /// [`VidyaError::EmptyQuestion`], [`VidyaError::EmptyLibrary`],
     /// [`VidyaError::NoSuchBook`], [`VidyaError::NoSuchConversation`],
     /// [`VidyaError::BadOption`], database errors. Model problems are not errors: they produce
     /// the extractive answer with `llm_error` and `note` set.
@@ -254,6 +313,19 @@ impl Tutor {
         on_token: &mut (dyn FnMut(&str) + Send),
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<TutorAnswer> {
+        let q = self.begin(question, opts)?;
+        let query = self.rewrite(&q, opts.use_llm);
+        match self.retrieve(q, query)? {
+            Step::Answered(a) => Ok(*a),
+            Step::NeedsModel(d) => self.generate(*d, on_token, cancel),
+        }
+    }
+
+    /// Step 1: checks the question and loads its conversation. No model call and no
+    /// retrieval. Errors: [`VidyaError::EmptyQuestion`], [`VidyaError::EmptyLibrary`],
+    /// [`VidyaError::NoSuchConversation`], [`VidyaError::BadOption`] (an unknown language),
+    /// database errors.
+    pub fn begin(&self, question: &str, opts: &TutorOptions) -> Result<Question> {
         let t0 = Instant::now();
         // Retrieval tokenizes the question; here only an empty one is refused early.
         if question.trim().is_empty() {
@@ -261,24 +333,22 @@ impl Tutor {
         }
         // A pasted page is not a question: keep the first MAX_QUESTION_CHARS characters for
         // the prompt, the memory and the trace.
-        let cut: String;
         let question = if question.chars().count() > crate::ask::MAX_QUESTION_CHARS {
-            cut = format!(
+            format!(
                 "{} …",
                 question
                     .chars()
                     .take(crate::ask::MAX_QUESTION_CHARS)
                     .collect::<String>()
-            );
-            cut.as_str()
+            )
         } else {
-            question
+            question.to_string()
         };
         if self.engine.index().is_empty() {
             return Err(VidyaError::EmptyLibrary);
         }
         let lib = self.engine.library();
-        let lang = prompt::resolve_language(opts.language.as_deref(), question)?;
+        let lang = prompt::resolve_language(opts.language.as_deref(), &question)?;
         let history: Vec<HistoryTurn> = match opts.conversation {
             Some(id) => {
                 if !lib.conversation_exists(id)? {
@@ -298,42 +368,71 @@ impl Tutor {
             }
             None => Vec::new(),
         };
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| {
-                VidyaError::BadOption(format!("could not start the answer runtime: {e}"))
-            })?;
-        let client = if opts.use_llm {
-            OllamaClient::new(self.llm.clone()).map_err(Some)
-        } else {
-            Err(None)
-        };
+        Ok(Question {
+            t0,
+            question,
+            opts: opts.clone(),
+            lang,
+            history,
+        })
+    }
 
-        // 1. Follow-up → standalone query.
+    /// True when [`Tutor::rewrite`] would ask the model (a follow-up that does not stand on
+    /// its own, with the model on): then it belongs in the model's queue.
+    pub fn rewrite_needs_model(&self, q: &Question) -> bool {
+        q.opts.use_llm && followup::needs_rewrite(&q.question, q.history.len(), &self.tokenizer)
+    }
+
+    /// Step 2: the standalone query. A follow-up that does not stand on its own is rewritten
+    /// by the model when `use_model` (and the rewrite passes [`followup::accept`]), otherwise
+    /// by [`followup::fallback`]; any other question is its own query.
+    pub fn rewrite(&self, q: &Question, use_model: bool) -> Query {
         let t = Instant::now();
-        let (query, query_source) =
-            if followup::needs_rewrite(question, history.len(), &self.tokenizer) {
-                let rewritten = match &client {
-                    Ok(c) => runtime
-                        .block_on(c.complete(&prompt::rewrite(&history, question)))
-                        .ok()
-                        .map(|r| followup::clean(&r))
-                        .filter(|r| followup::accept(r, question, &history, &self.tokenizer)),
-                    Err(_) => None,
-                };
-                match rewritten {
-                    Some(r) => (r, "model"),
-                    None => (followup::fallback(question, &history), "fallback"),
-                }
-            } else {
-                (question.trim().to_string(), "question")
+        if !followup::needs_rewrite(&q.question, q.history.len(), &self.tokenizer) {
+            return Query {
+                text: q.question.trim().to_string(),
+                source: "question",
+                ms: ms(t),
             };
-        let rewrite_ms = ms(t);
+        }
+        let rewritten = if use_model {
+            let client = OllamaClient::new(self.llm.clone()).ok();
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok();
+            match (client, runtime) {
+                (Some(c), Some(rt)) => rt
+                    .block_on(c.complete(&prompt::rewrite(&q.history, &q.question)))
+                    .ok()
+                    .map(|r| followup::clean(&r))
+                    .filter(|r| followup::accept(r, &q.question, &q.history, &self.tokenizer)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let (text, source) = match rewritten {
+            Some(r) => (r, "model"),
+            None => (followup::fallback(&q.question, &q.history), "fallback"),
+        };
+        Query {
+            text,
+            source,
+            ms: ms(t),
+        }
+    }
 
-        // 2. Cache (first turns only: a follow-up's answer depends on its conversation).
-        let cache_key =
-            (opts.use_cache && history.is_empty()).then(|| self.cache_key(question, opts, lang));
+    /// Step 3: the answer cache (first turns only: a follow-up's answer depends on its
+    /// conversation), then retrieval, the relevance gate and the extractive answer. The turn
+    /// is finished here (stored, traced) when no model is to write: a cached, gated or
+    /// extractive-only answer, or a model that cannot be reached. No model call.
+    /// Errors: [`VidyaError::NoSuchBook`], database and model-file errors.
+    pub fn retrieve(&self, q: Question, query: Query) -> Result<Step> {
+        let lib = self.engine.library();
+        let opts = &q.opts;
+        let cache_key = (opts.use_cache && q.history.is_empty())
+            .then(|| self.cache_key(&q.question, opts, q.lang));
         if let Some(key) = &cache_key {
             if let Some(json) = lib.cache_get(key).unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "answer cache unavailable");
@@ -342,18 +441,12 @@ impl Tutor {
                 if let Ok(mut cached) = serde_json::from_str::<TutorAnswer>(&json) {
                     cached.status = "cached".into();
                     cached.base.timings_ms.clear();
-                    cached.base.timings_ms.insert("total".into(), ms(t0));
-                    return self.finish(
-                        question,
-                        opts,
-                        cached,
-                        serde_json::json!({"cache": "hit"}),
-                    );
+                    cached.base.timings_ms.insert("total".into(), ms(q.t0));
+                    let trace = serde_json::json!({"cache": "hit"});
+                    return Ok(Step::Answered(Box::new(self.finish(&q, cached, trace)?)));
                 }
             }
         }
-
-        // 3. Retrieval, gate, extractive answer.
         let mut ask_opts = AskOptions {
             books: opts.books.clone(),
             max_citations: opts.max_sources,
@@ -365,45 +458,84 @@ impl Tutor {
         if !opts.gate {
             ask_opts.pipeline.gate = None;
         }
-        let extractive = self.engine.ask(&query, &ask_opts)?;
+        let extractive = self.engine.ask(&query.text, &ask_opts)?;
         let mut base: AskResponseData = extractive.into();
         let retrieval = base.retrieval.clone();
         base.timings_ms.remove("total");
-        if query_source != "question" {
-            base.timings_ms.insert("rewrite".into(), rewrite_ms);
+        if query.source != "question" {
+            base.timings_ms.insert("rewrite".into(), query.ms);
         }
         let mut answer = TutorAnswer {
             base,
             mode: opts.mode,
-            language: lang.to_string(),
+            language: q.lang.to_string(),
             model: None,
             status: "extractive".into(),
             llm_error: None,
             note: None,
-            query: query.clone(),
-            query_source: query_source.into(),
+            query: query.text,
+            query_source: query.source.into(),
             postcheck: PostCheck::default(),
             conversation_id: opts.conversation,
             turn_id: None,
             prompt_tokens: None,
         };
-        let mut trace = serde_json::json!({ "retrieval": retrieval });
+        let trace = serde_json::json!({ "retrieval": retrieval });
         if answer.base.gated {
             answer.status = "gated".into();
-            answer.base.answer = if lang == "en" {
+            answer.base.answer = if q.lang == "en" {
                 crate::answer::extractive::NOT_FOUND.to_string()
             } else {
-                prompt::refusal(lang).to_string()
+                prompt::refusal(q.lang).to_string()
             };
-            answer.base.timings_ms.insert("total".into(), ms(t0));
-            return self.finish(question, opts, answer, trace);
+        } else if opts.use_llm {
+            match OllamaClient::new(self.llm.clone()) {
+                Ok(_) => {
+                    return Ok(Step::NeedsModel(Box::new(Draft {
+                        q,
+                        answer,
+                        trace,
+                        cache_key,
+                    })))
+                }
+                Err(e) => self.fall_back(&mut answer, e),
+            }
         }
+        answer.base.timings_ms.insert("total".into(), ms(q.t0));
+        Ok(Step::Answered(Box::new(self.finish(&q, answer, trace)?)))
+    }
 
-        // 4. The model.
-        match client {
-            Err(None) => {}
-            Err(Some(e)) => self.fall_back(&mut answer, e),
-            Ok(client) => {
+    /// Step 4: the model writes the answer from the draft's passages (streamed to
+    /// `on_token`; `cancel` set to true stops it), the answer is checked
+    /// ([`postcheck::check`], [`Tutor::ground`]), cached when fully answered, stored and
+    /// traced. A model that fails or stops leaves the extractive answer with a note.
+    /// Errors: database errors (whole pages, memory).
+    pub fn generate(
+        &self,
+        d: Draft,
+        on_token: &mut (dyn FnMut(&str) + Send),
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<TutorAnswer> {
+        let Draft {
+            q,
+            mut answer,
+            mut trace,
+            cache_key,
+        } = d;
+        let lang = q.lang;
+        let client = OllamaClient::new(self.llm.clone());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build();
+        match (client, runtime) {
+            (Err(e), _) => self.fall_back(&mut answer, e),
+            (_, Err(e)) => self.fall_back(
+                &mut answer,
+                LlmError::Server {
+                    message: format!("could not start the answer runtime: {e}"),
+                },
+            ),
+            (Ok(client), Ok(runtime)) => {
                 answer.model = Some(self.llm.model.clone());
                 let mut sources: Vec<PromptSource> = answer
                     .base
@@ -417,10 +549,16 @@ impl Tutor {
                         text: c.text.clone(),
                     })
                     .collect();
-                if opts.whole_pages {
+                if q.opts.whole_pages {
                     self.whole_pages(&mut sources, &answer.base.citations)?;
                 }
-                let p = prompt::build_form(opts.prompt_form, opts.mode, lang, &query, &sources);
+                let p = prompt::build_form(
+                    q.opts.prompt_form,
+                    q.opts.mode,
+                    lang,
+                    &answer.query,
+                    &sources,
+                );
                 let prompt_tokens = estimate_tokens(&p.system) + estimate_tokens(&p.user);
                 trace["prompt_tokens_estimate"] = prompt_tokens.into();
                 answer.prompt_tokens = Some(prompt_tokens as u64);
@@ -434,83 +572,101 @@ impl Tutor {
                 answer.base.timings_ms.insert("generate".into(), ms(t));
                 match result {
                     Err(e) => self.fall_back(&mut answer, e),
-                    Ok(g) => {
-                        if g.prompt_tokens.is_some() {
-                            answer.prompt_tokens = g.prompt_tokens;
-                        }
-                        if let Some(ttft) = g.ttft_ms {
-                            answer
-                                .base
-                                .timings_ms
-                                .insert("ttft".into(), (ttft * 1e3).round() / 1e3);
-                        }
-                        trace["generated"] = serde_json::to_value(&g).unwrap_or_default();
-                        let (checked, report) =
-                            postcheck::check(&g.text, sources.len(), &p.system, lang);
-                        answer.postcheck = report;
-                        let checked =
-                            self.ground(checked, &mut answer, opts.mode, lang, &mut trace);
-                        match checked {
-                            Checked::UseExtractive => {
-                                answer.status = "extractive".into();
-                                let pc = &answer.postcheck;
-                                answer.note = Some(if !g.complete {
-                                    // The model stopped (stalled, the connection broke, a
-                                    // server error mid-answer): say so, not that the answer
-                                    // was wrong.
-                                    format!(
-                                        "The tutor stopped before it could answer ({}), so here are the textbook's own sentences; ask again for the tutor's answer.",
-                                        g.stop_reason.clone().unwrap_or_else(|| "unknown reason".into())
-                                    )
-                                } else if pc.empty_replaced {
-                                    "The tutor's answer was empty, so here are the textbook's own sentences.".into()
-                                } else if pc.echo_replaced {
-                                    "The tutor's answer repeated its instructions, so here are the textbook's own sentences.".into()
-                                } else if pc.wrong_language {
-                                    format!("The tutor answered in another language than {}, so here are the textbook's own sentences.", prompt::language_name(lang))
-                                } else {
-                                    "Nothing in the tutor's answer could be found in your textbook, so here are the textbook's own sentences.".into()
-                                });
-                            }
-                            Checked::Refusal(text) => {
-                                answer.status = "refused".into();
-                                answer.base.answer = text;
-                            }
-                            Checked::Answer(text) => {
-                                answer.status =
-                                    if g.complete { "answered" } else { "incomplete" }.into();
-                                if !g.complete {
-                                    // Never leave the student with a few words only: the
-                                    // textbook's sentences follow what arrived.
-                                    answer.base.answer =
-                                        format!("{text} …\n\n{}", answer.base.answer);
-                                    answer.note = Some(format!(
-                                        "The answer stopped before the end ({}). What arrived is shown, then the textbook's own sentences; ask again for a full answer.",
-                                        g.stop_reason.clone().unwrap_or_else(|| "unknown reason".into())
-                                    ));
-                                } else {
-                                    answer.base.answer = text;
-                                }
-                                if g.complete && answer.postcheck.uncited {
-                                    answer.note = Some("Part of this answer could not be checked against your textbook: compare it with the pages listed.".into());
-                                }
-                            }
-                        }
-                    }
+                    Ok(g) => self.take_generation(
+                        g,
+                        &p.system,
+                        sources.len(),
+                        &q,
+                        &mut answer,
+                        &mut trace,
+                    ),
                 }
             }
         }
-        answer.base.timings_ms.insert("total".into(), ms(t0));
+        answer.base.timings_ms.insert("total".into(), ms(q.t0));
         if answer.status == "answered" {
             if let Some(key) = &cache_key {
                 if let Ok(json) = serde_json::to_string(&answer) {
-                    if let Err(e) = lib.cache_put(key, &json) {
+                    if let Err(e) = self.engine.library().cache_put(key, &json) {
                         tracing::warn!(error = %e, "could not store the answer in the cache");
                     }
                 }
             }
         }
-        self.finish(question, opts, answer, trace)
+        self.finish(&q, answer, trace)
+    }
+
+    /// The model's text checked and grounded into `answer`: its status, text and note.
+    fn take_generation(
+        &self,
+        g: super::ollama::Generated,
+        system: &str,
+        n_sources: usize,
+        q: &Question,
+        answer: &mut TutorAnswer,
+        trace: &mut serde_json::Value,
+    ) {
+        let lang = q.lang;
+        if g.prompt_tokens.is_some() {
+            answer.prompt_tokens = g.prompt_tokens;
+        }
+        if let Some(ttft) = g.ttft_ms {
+            answer
+                .base
+                .timings_ms
+                .insert("ttft".into(), (ttft * 1e3).round() / 1e3);
+        }
+        trace["generated"] = serde_json::to_value(&g).unwrap_or_default();
+        let (checked, report) = postcheck::check(&g.text, n_sources, system, lang);
+        answer.postcheck = report;
+        let stop_reason = || {
+            g.stop_reason
+                .clone()
+                .unwrap_or_else(|| "unknown reason".into())
+        };
+        match self.ground(checked, answer, q.opts.mode, lang, trace) {
+            Checked::UseExtractive => {
+                answer.status = "extractive".into();
+                let pc = &answer.postcheck;
+                answer.note = Some(if !g.complete {
+                    // The model stopped (stalled, the connection broke, a server error
+                    // mid-answer): say so, not that the answer was wrong.
+                    format!(
+                        "The tutor stopped before it could answer ({}), so here are the textbook's own sentences; ask again for the tutor's answer.",
+                        stop_reason()
+                    )
+                } else if pc.empty_replaced {
+                    "The tutor's answer was empty, so here are the textbook's own sentences.".into()
+                } else if pc.echo_replaced {
+                    "The tutor's answer repeated its instructions, so here are the textbook's own sentences.".into()
+                } else if pc.wrong_language {
+                    format!("The tutor answered in another language than {}, so here are the textbook's own sentences.", prompt::language_name(lang))
+                } else {
+                    "Nothing in the tutor's answer could be found in your textbook, so here are the textbook's own sentences.".into()
+                });
+            }
+            Checked::Refusal(text) => {
+                answer.status = "refused".into();
+                answer.base.answer = text;
+            }
+            Checked::Answer(text) => {
+                answer.status = if g.complete { "answered" } else { "incomplete" }.into();
+                if !g.complete {
+                    // Never leave the student with a few words only: the textbook's sentences
+                    // follow what arrived.
+                    answer.base.answer = format!("{text} …\n\n{}", answer.base.answer);
+                    answer.note = Some(format!(
+                        "The answer stopped before the end ({}). What arrived is shown, then the textbook's own sentences; ask again for a full answer.",
+                        stop_reason()
+                    ));
+                } else {
+                    answer.base.answer = text;
+                }
+                if g.complete && answer.postcheck.uncited {
+                    answer.note = Some("Part of this answer could not be checked against your textbook: compare it with the pages listed.".into());
+                }
+            }
+        }
     }
 
     /// Checks a model answer against its sources ([`super::grounding`]): supported sentences
@@ -643,11 +799,11 @@ impl Tutor {
     /// Stores the turn (when asked), counts it and writes the trace.
     fn finish(
         &self,
-        question: &str,
-        opts: &TutorOptions,
+        q: &Question,
         mut answer: TutorAnswer,
         mut trace: serde_json::Value,
     ) -> Result<TutorAnswer> {
+        let (question, opts) = (q.question.as_str(), &q.opts);
         if opts.remember {
             // The answer is already made: if the library is busy (another Vidya is writing a
             // book) the student still gets it, only the memory of this turn is lost.
@@ -680,5 +836,132 @@ impl Tutor {
             tracing::warn!(error = %e, "could not write the trace log");
         }
         Ok(answer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The tutor's steps on a small text book, with no model files (BM25 and lexical pruning)
+    //! and no model server (nothing listens at the address).
+    use super::*;
+    use crate::retrieve::Models;
+    use crate::Library;
+
+    const BOOK: &str = "Photosynthesis\n\nPhotosynthesis is the process by which green plants use light energy to make sugar from carbon dioxide and water. Chlorophyll in the chloroplasts absorbs the red and blue light and reflects green light, which is why leaves look green.\n\nThe light reactions take place in the thylakoid membranes, where water is split and oxygen is released.\n\nCell division\n\nMitosis divides one nucleus into two identical nuclei. Meiosis makes four cells with half the chromosomes, and crossing over mixes the genes of the parents.\n";
+
+    fn tutor(dir: &std::path::Path) -> Tutor {
+        // Traces of these turns go to the system's temporary folder, not the user's data.
+        static TRACES: std::sync::Once = std::sync::Once::new();
+        TRACES.call_once(|| {
+            std::env::set_var(
+                "VIDYA_TRACE_DIR",
+                std::env::temp_dir().join("vidya-unit-test-traces"),
+            )
+        });
+        let file = dir.join("biology.txt");
+        std::fs::write(&file, BOOK).unwrap();
+        let mut lib = Library::open(dir.join("lib")).unwrap();
+        for src in crate::ingest::plan(&file).unwrap() {
+            crate::ingest::ingest_book(&mut lib, &src, &Default::default(), &mut |_| {}).unwrap();
+        }
+        let engine = Engine::with_models(lib, &Models::none()).unwrap();
+        let llm = LlmConfig {
+            // Nothing listens on port 9 (discard) here: the model cannot be reached.
+            host: "http://127.0.0.1:9".into(),
+            connect_timeout_ms: 500,
+            ..LlmConfig::default()
+        };
+        Tutor::new(engine, llm)
+    }
+
+    #[test]
+    fn each_step_alone_without_model_files_or_a_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tutor(dir.path());
+        // begin: an empty question is refused; a real one is checked, its language found.
+        assert!(matches!(
+            t.begin("   ", &TutorOptions::default()),
+            Err(VidyaError::EmptyQuestion)
+        ));
+        let opts = TutorOptions {
+            use_cache: false,
+            ..TutorOptions::default()
+        };
+        let q = t.begin("why do leaves look green", &opts).unwrap();
+        assert_eq!(q.lang, "en");
+        assert!(q.history.is_empty());
+        // rewrite: a first question is its own query, and needs no model.
+        assert!(!t.rewrite_needs_model(&q));
+        let query = t.rewrite(&q, true);
+        assert_eq!(
+            (query.text.as_str(), query.source),
+            ("why do leaves look green", "question")
+        );
+        // retrieve: with the model on, a draft whose passages hold the answer.
+        let Step::NeedsModel(draft) = t.retrieve(q.clone(), query.clone()).unwrap() else {
+            panic!("an answerable question goes on to the model");
+        };
+        assert!(
+            draft
+                .citations()
+                .iter()
+                .any(|c| c.text.contains("reflects green light")),
+            "{:?}",
+            draft.citations()
+        );
+        // generate: the model cannot be reached, so the textbook's sentences answer, with why.
+        let a = t.generate(*draft, &mut |_| {}, None).unwrap();
+        assert_eq!(a.status, "extractive");
+        assert!(a.llm_error.is_some() && a.note.is_some(), "{a:?}");
+        assert!(a.base.answer.contains("green light"), "{}", a.base.answer);
+        assert!(a.turn_id.is_some(), "the turn is remembered");
+        // Without the model, retrieve finishes the turn itself.
+        let no_llm = TutorOptions {
+            use_llm: false,
+            ..opts.clone()
+        };
+        let q = t.begin("wat is crossing over in meiosis", &no_llm).unwrap();
+        let query = t.rewrite(&q, false);
+        let Step::Answered(a) = t.retrieve(q, query).unwrap() else {
+            panic!("no model: answered at once");
+        };
+        assert_eq!(a.status, "extractive");
+        assert!(a.base.answer.contains("crossing over"), "{}", a.base.answer);
+    }
+
+    #[test]
+    fn a_follow_up_is_rewritten_without_the_model_when_it_is_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = tutor(dir.path());
+        let opts = TutorOptions {
+            use_llm: false,
+            use_cache: false,
+            ..TutorOptions::default()
+        };
+        let first = t.ask("what is meiosis", &opts, &mut |_| {}, None).unwrap();
+        let follow = TutorOptions {
+            conversation: first.conversation_id,
+            ..opts.clone()
+        };
+        let q = t
+            .begin("and how is it different from mitosis?", &follow)
+            .unwrap();
+        assert_eq!(q.history.len(), 1);
+        assert!(!t.rewrite_needs_model(&q), "the model is off");
+        let query = t.rewrite(&q, false);
+        assert_eq!(query.source, "fallback");
+        assert!(
+            query.text.to_lowercase().contains("meiosis"),
+            "{}",
+            query.text
+        );
+        let with_model = Question {
+            opts: TutorOptions {
+                use_llm: true,
+                ..follow
+            },
+            ..q
+        };
+        assert!(t.rewrite_needs_model(&with_model));
     }
 }

@@ -2,7 +2,7 @@
 //! sends each as a server-sent event (`event:` the name, `data:` the JSON); the desktop window
 //! receives the same `{"event", "data"}` objects over a Tauri channel.
 
-use crate::answer::TutorAnswer;
+use crate::answer::{Citation, TutorAnswer};
 use crate::ingest::IngestReport;
 use crate::VidyaError;
 use serde::Serialize;
@@ -48,6 +48,13 @@ pub enum AskEvent {
     Queued {
         /// Questions before this one.
         ahead: usize,
+    },
+    /// The passages the model will answer from (what the sources panel shows), sent once
+    /// the question is retrieved, before it waits for the model. Not sent for cached, gated
+    /// or extractive-only answers (their `answer` event comes at once).
+    Sources {
+        /// The citations, as in the answer's `citations`.
+        citations: Vec<Citation>,
     },
     /// Text the model just wrote.
     Token {

@@ -20,7 +20,8 @@ pub use events::{AskEvent, ErrorBody, IngestEvent, IngestProgress};
 pub use settings::{BudgetPreset, Settings, LANGUAGE_CHOICES};
 
 use crate::answer::prompt::Mode;
-use crate::answer::{Tutor, TutorAnswer, TutorOptions};
+use crate::answer::tutor::Step;
+use crate::answer::{Citation, Tutor, TutorAnswer, TutorOptions};
 use crate::embed::Embedder;
 use crate::error::{Result, VidyaError};
 use crate::ingest::{self, IngestOptions, Progress};
@@ -115,6 +116,9 @@ pub struct AskControl<'a> {
     pub on_queue: &'a mut (dyn FnMut(usize) + Send),
     /// Set to true to leave the queue, or to stop the model mid-answer.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Called once with the passages the model will be given, as soon as they are known
+    /// (before the question waits for the model; not called for cached or gated answers).
+    pub on_sources: &'a mut (dyn FnMut(&[Citation]) + Send),
 }
 
 /// The app service over one library folder.
@@ -349,14 +353,19 @@ impl App {
                 teacher: true,
                 on_queue: &mut |_| {},
                 cancel: None,
+                on_sources: &mut |_| {},
             },
         )
     }
 
-    /// Answers a question; `on_token` receives the model's text as it streams. Questions are
-    /// answered one at a time, in the model's queue ([`queue::AskQueue`]: the teacher's first,
-    /// then in the order they came); `ctl.on_queue` hears how many are ahead while it waits,
-    /// and `ctl.cancel` set to true takes it out of the queue or stops the model.
+    /// Answers a question; `on_token` receives the model's text as it streams. The question
+    /// is checked and retrieved at once, in parallel with the others ([`Tutor::fork`]); only
+    /// the model's part waits in the model's queue ([`queue::AskQueue`]: the teacher's first,
+    /// then in the order they came). A cached, gated or extractive-only answer never waits.
+    /// `ctl.on_sources` hears the passages before the wait, `ctl.on_queue` how many questions
+    /// are ahead while it waits, and `ctl.cancel` set to true takes it out of the queue or
+    /// stops the model. A follow-up the model must rewrite waits for its turn first (the
+    /// rewrite is a model call).
     ///
     /// Errors: as [`Tutor::ask`]; [`VidyaError::Busy`] when the queue is full;
     /// [`VidyaError::Cancelled`] when cancelled while waiting. A model that is down or stops
@@ -369,20 +378,46 @@ impl App {
     ) -> Result<TutorAnswer> {
         let settings = self.settings();
         let opts = Self::tutor_options(req, &settings)?;
+        let tutor = self.tutor_for_question(&settings)?;
+        let q = tutor.begin(&req.question, &opts)?;
         let cancel = ctl.cancel.clone();
-        let _turn = self.queue.wait_turn(ctl.teacher, ctl.on_queue, &|| {
-            cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst))
-        })?;
+        let cancelled = || cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst));
+        if tutor.rewrite_needs_model(&q) {
+            let _turn = self
+                .queue
+                .wait_turn(ctl.teacher, ctl.on_queue, &cancelled)?;
+            let query = tutor.rewrite(&q, true);
+            return match tutor.retrieve(q, query)? {
+                Step::Answered(a) => Ok(*a),
+                Step::NeedsModel(d) => {
+                    (ctl.on_sources)(d.citations());
+                    tutor.generate(*d, on_token, ctl.cancel)
+                }
+            };
+        }
+        let query = tutor.rewrite(&q, false);
+        let draft = match tutor.retrieve(q, query)? {
+            Step::Answered(a) => return Ok(*a),
+            Step::NeedsModel(d) => d,
+        };
+        (ctl.on_sources)(draft.citations());
+        let _turn = self
+            .queue
+            .wait_turn(ctl.teacher, ctl.on_queue, &cancelled)?;
+        tutor.generate(*draft, on_token, ctl.cancel)
+    }
+
+    /// A tutor of this question's own over the shared indexes (built on first use, rebuilt
+    /// after books changed), with the model settings in effect.
+    fn tutor_for_question(&self, settings: &Settings) -> Result<Tutor> {
         let mut guard = lock(&self.tutor);
         if self.stale.swap(false, Ordering::SeqCst) {
             *guard = None;
         }
         if guard.is_none() {
-            *guard = Some(self.build_tutor(&settings)?);
+            *guard = Some(self.build_tutor(settings)?);
         }
-        let tutor = guard.as_mut().expect("built above");
-        tutor.set_llm_config(settings.llm());
-        tutor.ask(&req.question, &opts, on_token, ctl.cancel)
+        guard.as_ref().expect("built above").fork(settings.llm())
     }
 
     /// Conversations, newest first.

@@ -1,5 +1,5 @@
 //! Who may call each route of `vidya serve`: the one declaration of every API route's least
-//! role, read by the server's access check (`vidya serve`, `serve/access.rs` in vidya-cli)
+//! role, read by the server's access check (`crates/vidya-server/src/access.rs`, for `vidya serve` and the window's classroom mode)
 //! before any handler runs, and walked by the tests that prove each teacher route refuses
 //! students and anonymous devices.
 //!

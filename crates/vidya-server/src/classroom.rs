@@ -43,9 +43,9 @@ pub fn addresses(bind: IpAddr, port: u16) -> Vec<String> {
     out
 }
 
-/// Prints what the teacher tells the class: the address, a QR code of it and the join code.
-pub fn announce(access: &Access, addr: SocketAddr) {
-    access.set_listening(addr);
+/// What the teacher tells the class, for a terminal: the address, a QR code of it (text art)
+/// and the join code.
+pub fn announcement(access: &Access, addr: SocketAddr) -> String {
     let list = addresses(addr.ip(), addr.port());
     let code = access.code().unwrap_or_default();
     let mut text = format!(
@@ -67,7 +67,58 @@ pub fn announce(access: &Access, addr: SocketAddr) {
         text.push_str(&format!("\nOr scan this with a phone:\n{art}"));
     }
     text.push_str("\nOnly this laptop (or a device signed in with the teacher PIN) can change the library or the settings; students can ask, and see their own conversations.");
-    crate::output::err_line(text);
+    text
+}
+
+/// The classroom as the teacher's screen shows it: `GET /api/classroom`, and the desktop
+/// window's `classroom` command.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ClassroomInfo {
+    /// Classroom mode is on (the server listens for the class).
+    pub on: bool,
+    /// The join code of the class now (6 digits); `None` between classes.
+    pub code: Option<String>,
+    /// The addresses students type (`http://IP:PORT`, see [`addresses`]).
+    pub addresses: Vec<String>,
+    /// Who is connected: `{"name", "questions", "joined_s"}` each.
+    pub students: Vec<serde_json::Value>,
+    /// An SVG of the first address's QR code (200 px or more).
+    pub qr_svg: Option<String>,
+}
+
+impl ClassroomInfo {
+    /// Classroom mode off (nothing is served to the class).
+    pub fn off() -> Self {
+        Self {
+            on: false,
+            code: None,
+            addresses: Vec::new(),
+            students: Vec::new(),
+            qr_svg: None,
+        }
+    }
+
+    /// The classroom of `access`.
+    pub fn of(access: &Access) -> Self {
+        let list = match access.listening() {
+            Some(addr) if access.classroom() => addresses(addr.ip(), addr.port()),
+            _ => Vec::new(),
+        };
+        let qr_svg = list.first().and_then(|a| {
+            qrcode::QrCode::new(a.as_bytes()).ok().map(|q| {
+                q.render::<qrcode::render::svg::Color>()
+                    .min_dimensions(200, 200)
+                    .build()
+            })
+        });
+        Self {
+            on: access.classroom(),
+            code: access.code(),
+            addresses: list,
+            students: access.students(),
+            qr_svg,
+        }
+    }
 }
 
 /// `GET /api/session` → `{"role": "teacher"|"student"|"none", "name"?, "classroom",
@@ -229,25 +280,8 @@ pub async fn leave(
 
 /// `GET /api/classroom` (teacher) → `{"on", "code", "addresses", "students": [{"name",
 /// "questions", "joined_s"}], "qr_svg"}` (`qr_svg`: an SVG of the first address's QR code).
-pub async fn info(Extension(access): Extension<Arc<Access>>) -> Json<serde_json::Value> {
-    let list = match access.listening() {
-        Some(addr) if access.classroom() => addresses(addr.ip(), addr.port()),
-        _ => Vec::new(),
-    };
-    let qr = list.first().and_then(|a| {
-        qrcode::QrCode::new(a.as_bytes()).ok().map(|q| {
-            q.render::<qrcode::render::svg::Color>()
-                .min_dimensions(200, 200)
-                .build()
-        })
-    });
-    Json(serde_json::json!({
-        "on": access.classroom(),
-        "code": access.code(),
-        "addresses": list,
-        "students": access.students(),
-        "qr_svg": qr,
-    }))
+pub async fn info(Extension(access): Extension<Arc<Access>>) -> Json<ClassroomInfo> {
+    Json(ClassroomInfo::of(&access))
 }
 
 /// `POST /api/classroom/start` (teacher): a new class with a new code → as `GET`. 404
@@ -265,7 +299,7 @@ pub async fn start(Extension(access): Extension<Arc<Access>>) -> Response {
 
 /// `POST /api/classroom/end` (teacher): the code stops working and every student's page says
 /// the class has ended.
-pub async fn end(Extension(access): Extension<Arc<Access>>) -> Json<serde_json::Value> {
+pub async fn end(Extension(access): Extension<Arc<Access>>) -> Json<ClassroomInfo> {
     access.end_class();
     info(Extension(access)).await
 }

@@ -1,5 +1,5 @@
-//! `vidya serve`: the app service ([`vidya_core::app::App`]) over a local HTTP API (axum), and
-//! the browser interface (`ui/`) beside it.
+//! The app service ([`vidya_core::app::App`]) over a local HTTP API (axum), and the browser
+//! interface (`ui/`) beside it: `vidya serve`, and the desktop window's Settings → Classroom.
 //!
 //! Routes (JSON in and out; errors are `{"error": {"kind", "message"}}` with a 4xx/5xx status):
 //! - `GET /health` → `{"status": "ok", "version", "library", "books", "problems": [str],
@@ -8,8 +8,10 @@
 //!   "auto"|"en"|"hi"|"mr"|"kn"|"te"|"ta", "books"?: [id], "conversation"?: id, "no_llm"?: bool,
 //!   "no_cache"?: bool, "stream"?: bool}`. With `"stream": false` the response is the object
 //!   `vidya ask --json` prints. Otherwise (the default) it is a server-sent event stream:
-//!   `token` events (`{"text"}`) as the model writes, then one `answer` event (the same object)
-//!   or one `error` event.
+//!   a `sources` event (`{"citations"}`) once the passages are known and the model is to
+//!   write, `queued` events (`{"ahead"}`) while the question waits for the model, `token`
+//!   events (`{"text"}`) as the model writes, then one `answer` event (the same object) or one
+//!   `error` event.
 //! - `POST /api/ingest?name=FILE.pdf` with the file's bytes as the body (what a browser sends
 //!   for a dropped file), or with `Content-Type: application/json` and `{"paths": [str]}` for
 //!   files already on this machine: a server-sent event stream of `progress` events
@@ -58,7 +60,7 @@
 //! carries a strict Content-Security-Policy: the interface runs only its own scripts.
 
 pub mod access;
-mod classroom;
+pub mod classroom;
 
 use access::{Access, Caller};
 use anyhow::Result;
@@ -74,7 +76,6 @@ use serde::Deserialize;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -84,8 +85,8 @@ use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 use vidya_core::app::events::name_and_data;
 use vidya_core::app::{
-    App, AskControl, AskEvent, AskRequest, ErrorBody, IngestEvent, LlmOverrides, PageImageRequest,
-    Settings, LANGUAGE_CHOICES,
+    App, AskControl, AskEvent, AskRequest, ErrorBody, IngestEvent, PageImageRequest, Settings,
+    LANGUAGE_CHOICES,
 };
 use vidya_core::setup::SetupEvent;
 use vidya_core::VidyaError;
@@ -103,73 +104,123 @@ pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; 
 /// Why a non-loopback address without classroom mode is refused (what the teacher reads).
 pub const OPEN_BIND_REFUSED: &str = "refusing to listen on {bind}: without classroom mode every device on the network could change your library and settings. To serve a class, run `vidya serve --classroom`: students join with a code on your screen and can only ask questions";
 
-/// Serves `library` at `bind` until Ctrl-C. `classroom` turns classroom mode on (students
-/// join with a code; see [`access`]). Errors: `bind` is not loopback without `classroom`, the
-/// address is taken, the library folder cannot be created.
-pub fn run(
-    library: &Path,
-    bind: SocketAddr,
-    overrides: LlmOverrides,
-    embed: bool,
-    classroom: bool,
-) -> Result<ExitCode> {
-    if !classroom && !bind.ip().is_loopback() {
-        anyhow::bail!(OPEN_BIND_REFUSED.replace("{bind}", &bind.ip().to_string()));
+/// A running server: the API and the interface over one [`App`], on one address, in the
+/// background of the Tokio runtime that started it.
+pub struct Server {
+    addr: SocketAddr,
+    access: Arc<Access>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
     }
-    let own: Vec<std::net::IpAddr> = local_ip_address::list_afinet_netifas()
-        .map(|l| l.into_iter().map(|(_, ip)| ip).collect())
-        .unwrap_or_default();
-    let access = Arc::new(Access::new(classroom, own));
-    let app = Arc::new(App::open(library, embed, overrides)?);
-    let ui = vidya_core::paths::ui_dir();
-    if !ui.join("index.html").is_file() {
-        crate::output::err_line(format!(
-            "note: the browser interface was not found in {} (set VIDYA_UI_DIR); the API works without it",
-            ui.display()
-        ));
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
+}
+
+/// How long [`Server::stop`] lets answers in progress finish before it closes them (s).
+pub const STOP_GRACE_S: u64 = 5;
+
+impl Server {
+    /// Listens on `bind` and serves `app` with the interface in `ui` (call inside a Tokio
+    /// runtime). `classroom` turns classroom mode on (students join with a code; see
+    /// [`access`]) and starts a class, so a join code is ready.
+    ///
+    /// Errors: `bind` is not loopback without `classroom` ([`OPEN_BIND_REFUSED`]); the
+    /// address is taken (the message says to choose another port).
+    pub async fn start(
+        app: Arc<App>,
+        bind: SocketAddr,
+        classroom: bool,
+        ui: &Path,
+    ) -> Result<Self> {
+        if !classroom && !bind.ip().is_loopback() {
+            anyhow::bail!(OPEN_BIND_REFUSED.replace("{bind}", &bind.ip().to_string()));
+        }
+        let own: Vec<std::net::IpAddr> = local_ip_address::list_afinet_netifas()
+            .map(|l| l.into_iter().map(|(_, ip)| ip).collect())
+            .unwrap_or_default();
+        let access = Arc::new(Access::new(classroom, own));
         let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| {
             anyhow::anyhow!(
                 "cannot listen on {bind}: {e}. Another program may use this port: choose another with --port"
             )
         })?;
         let addr = listener.local_addr()?;
-        let shown = if addr.ip().is_unspecified() {
-            // 0.0.0.0 is not an address a browser can open: name this machine's own.
-            SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), addr.port())
+        access.set_listening(addr);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let service =
+            router(app, access.clone(), ui).into_make_service_with_connect_info::<SocketAddr>();
+        let task = tokio::spawn(async move {
+            axum::serve(listener, service)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        Ok(Self {
+            addr,
+            access,
+            stop: Some(stop),
+            task,
+        })
+    }
+
+    /// The address it listens on (the port chosen when `bind` had port 0).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Who may call what, and the class (join code, students).
+    pub fn access(&self) -> &Arc<Access> {
+        &self.access
+    }
+
+    /// The address to open in a browser on this machine (`0.0.0.0` named as 127.0.0.1).
+    pub fn local_url(&self) -> String {
+        let shown = if self.addr.ip().is_unspecified() {
+            SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), self.addr.port())
         } else {
-            addr
+            self.addr
         };
-        crate::output::err_line(format!(
-            "Vidya is serving {} at http://{shown} (Ctrl-C stops it)",
-            library.display()
-        ));
-        if classroom {
-            classroom::announce(&access, addr);
+        format!("http://{shown}")
+    }
+
+    /// The classroom as the teacher's screen shows it (see [`classroom::ClassroomInfo`]).
+    pub fn classroom_info(&self) -> classroom::ClassroomInfo {
+        classroom::ClassroomInfo::of(&self.access)
+    }
+
+    /// Serves until `until` completes (Ctrl-C for `vidya serve`), then stops. Errors: the
+    /// server failed.
+    pub async fn serve_until(mut self, until: impl std::future::Future<Output = ()>) -> Result<()> {
+        tokio::select! {
+            r = &mut self.task => return Ok(r??),
+            _ = until => {}
         }
-        {
-            let app = app.clone();
-            tokio::task::spawn_blocking(move || app.warm_up());
+        self.stop().await;
+        Ok(())
+    }
+
+    /// Stops listening: the class ends (students' pages say so), answers in progress get
+    /// [`STOP_GRACE_S`] seconds to finish, then every connection is closed.
+    pub async fn stop(mut self) {
+        self.access.end_class();
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
         }
-        axum::serve(
-            listener,
-            router(app, access, &ui).into_make_service_with_connect_info::<SocketAddr>(),
-        )
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await?;
-        Ok::<_, anyhow::Error>(())
-    })?;
-    Ok(ExitCode::SUCCESS)
+        let grace = std::time::Duration::from_secs(STOP_GRACE_S);
+        if tokio::time::timeout(grace, &mut self.task).await.is_err() {
+            self.task.abort();
+        }
+    }
 }
 
-fn router(app: Arc<App>, access: Arc<Access>, ui: &Path) -> Router {
+/// The routes over `app` (see the crate docs), the interface files in `ui` beside them.
+pub fn router(app: Arc<App>, access: Arc<Access>, ui: &Path) -> Router {
     let api = Router::new()
         .route("/api/session", get(classroom::session))
         .route("/api/join", post(classroom::join))
@@ -518,6 +569,7 @@ async fn ask(
                     teacher,
                     on_queue: &mut |_| {},
                     cancel: None,
+                    on_sources: &mut |_| {},
                 },
             )
         })
@@ -554,10 +606,17 @@ async fn ask(
         let mut on_queue = move |ahead: usize| {
             let _ = queue_tx.send(event(&AskEvent::Queued { ahead }));
         };
+        let sources_tx = tx.clone();
+        let mut on_sources = move |c: &[vidya_core::answer::Citation]| {
+            let _ = sources_tx.send(event(&AskEvent::Sources {
+                citations: c.to_vec(),
+            }));
+        };
         let ctl = AskControl {
             teacher,
             on_queue: &mut on_queue,
             cancel: Some(cancel),
+            on_sources: &mut on_sources,
         };
         let last = match app.ask_with(&req, &mut on_token, ctl) {
             Ok(a) => {
@@ -667,26 +726,6 @@ async fn reindex_book(State(app): State<Arc<App>>, UrlPath(id): UrlPath<i64>) ->
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_loopback_host_names_are_local() {
-        for h in ["127.0.0.1:8765", "localhost:1", "[::1]:8765", "localhost"] {
-            assert!(is_local_host(h), "{h}");
-        }
-        for h in [
-            "evil.example:8765",
-            "192.168.1.5:8765",
-            "",
-            "127.0.0.1.evil.example",
-        ] {
-            assert!(!is_local_host(h), "{h}");
-        }
-    }
-}
-
 async fn setup_report(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
     let r = blocking(move || Ok(app.setup_report())).await?;
     Ok(Json(serde_json::to_value(r).unwrap_or_default()))
@@ -786,4 +825,61 @@ async fn setup_done(
     let req: DoneRequest = json_body(&body, r#"{"done": true}"#)?;
     blocking(move || app.set_setup_done(req.done)).await?;
     Ok(Json(serde_json::json!({ "setup_done": req.done })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_host_names_are_local() {
+        for h in ["127.0.0.1:8765", "localhost:1", "[::1]:8765", "localhost"] {
+            assert!(is_local_host(h), "{h}");
+        }
+        for h in [
+            "evil.example:8765",
+            "192.168.1.5:8765",
+            "",
+            "127.0.0.1.evil.example",
+        ] {
+            assert!(!is_local_host(h), "{h}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_classroom_server_starts_with_a_code_and_stops_listening() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = Arc::new(App::open(dir.path(), false, Default::default()).unwrap());
+        let any: SocketAddr = "0.0.0.0:0".parse().unwrap();
+        // Without classroom mode the network is refused, with the way to turn it on.
+        let refused = Server::start(app.clone(), any, false, dir.path())
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("--classroom"), "{refused}");
+
+        let server = Server::start(app, any, true, dir.path()).await.unwrap();
+        let info = server.classroom_info();
+        assert!(info.on);
+        let code = info.code.clone().unwrap();
+        assert!(
+            code.len() == 6 && code.bytes().all(|b| b.is_ascii_digit()),
+            "{code}"
+        );
+        assert!(
+            !info.addresses.is_empty() && info.qr_svg.is_some(),
+            "{info:?}"
+        );
+        let url = format!("http://127.0.0.1:{}/api/session", server.addr().port());
+        let session: serde_json::Value = reqwest::get(&url).await.unwrap().json().await.unwrap();
+        assert_eq!(session["role"], "teacher", "{session}");
+        assert_eq!(session["classroom"], true, "{session}");
+        let access = server.access().clone();
+        server.stop().await;
+        assert_eq!(access.code(), None, "stopping ends the class");
+        assert!(
+            reqwest::get(&url).await.is_err(),
+            "nothing listens any more"
+        );
+    }
 }

@@ -1,0 +1,55 @@
+//! `vidya serve`: the HTTP API and the browser interface ([`vidya_server`]) until Ctrl-C, with
+//! the address (and in classroom mode the join code and a QR code) printed for the teacher.
+
+use anyhow::Result;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use vidya_core::app::{App, LlmOverrides};
+use vidya_server::{classroom, Server};
+
+/// Serves `library` at `bind` until Ctrl-C. `classroom` turns classroom mode on (students
+/// join with a code). Errors: `bind` is not loopback without `classroom`, the address is
+/// taken, the library folder cannot be created.
+pub fn run(
+    library: &Path,
+    bind: SocketAddr,
+    overrides: LlmOverrides,
+    embed: bool,
+    classroom: bool,
+) -> Result<ExitCode> {
+    if !classroom && !bind.ip().is_loopback() {
+        anyhow::bail!(vidya_server::OPEN_BIND_REFUSED.replace("{bind}", &bind.ip().to_string()));
+    }
+    let app = Arc::new(App::open(library, embed, overrides)?);
+    let ui = vidya_core::paths::ui_dir();
+    if !ui.join("index.html").is_file() {
+        crate::output::err_line(format!(
+            "note: the browser interface was not found in {} (set VIDYA_UI_DIR); the API works without it",
+            ui.display()
+        ));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let server = Server::start(app.clone(), bind, classroom, &ui).await?;
+        crate::output::err_line(format!(
+            "Vidya is serving {} at {} (Ctrl-C stops it)",
+            library.display(),
+            server.local_url()
+        ));
+        if classroom {
+            crate::output::err_line(classroom::announcement(server.access(), server.addr()));
+        }
+        tokio::task::spawn_blocking(move || app.warm_up());
+        server
+            .serve_until(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
