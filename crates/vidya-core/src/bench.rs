@@ -2,9 +2,9 @@
 //! ingest throughput. Tests never time anything; these figures are for people.
 //!
 //! The synthetic library is grown from a real embedded library (e.g. Biology 2e): chunk `i` of
-//! the synthetic library is a copy of source chunk `i mod n` whose sentences are rotated by a
-//! seeded amount (so BM25 postings and lengths stay realistic) and whose vector is the source
-//! vector plus uniform noise of ±[`SyntheticSpec::noise`] per dimension, renormalised (so the
+//! the synthetic library is a copy of source chunk `i mod n` (its text, so BM25 postings and
+//! lengths stay realistic, and the sentence vectors stored at ingest, so the pruner reads them
+//! as it does in a real library) whose vector is the source vector plus uniform noise of ±[`SyntheticSpec::noise`] per dimension, renormalised (so the
 //! HNSW graph has realistic neighbourhoods rather than exact duplicates). Chunks are grouped
 //! into chapters and books of textbook size.
 
@@ -41,21 +41,28 @@ impl Default for SyntheticSpec {
     }
 }
 
-/// Source chunks with their vectors of `model`, in id order.
-fn source_chunks(src: &Library, model: &str) -> Result<Vec<(String, Vec<f32>)>> {
+/// A source chunk: its text, vector and sentence vectors (when stored) of the model.
+type SourceChunk = (String, Vec<f32>, Option<Vec<Vec<f32>>>);
+
+/// Source chunks with their vectors of `model` (and the sentence vectors stored at ingest,
+/// when the source has them), in id order.
+fn source_chunks(src: &Library, model: &str) -> Result<Vec<SourceChunk>> {
     let mut st = src
         .conn
         .prepare(
-            "SELECT c.text, v.vector FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id
+            "SELECT c.text, v.vector, s.vectors FROM chunks c
+             JOIN chunk_vectors v ON v.chunk_id = c.id
+             LEFT JOIN sentence_vectors s ON s.chunk_id = c.id AND s.model = ?1
              WHERE v.model = ?1 ORDER BY c.id",
         )
         .map_err(|e| src.db_err(e))?;
     let rows = st
         .query_map([model], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                crate::store::vectors::decode(&r.get::<_, Vec<u8>>(1)?),
-            ))
+            let vector = crate::store::vectors::decode(&r.get::<_, Vec<u8>>(1)?);
+            let sentences = r
+                .get::<_, Option<Vec<u8>>>(2)?
+                .and_then(|b| crate::store::sentences::decode(&b, vector.len()));
+            Ok((r.get::<_, String>(0)?, vector, sentences))
         })
         .map_err(|e| src.db_err(e))?;
     rows.collect::<std::result::Result<_, _>>()
@@ -97,14 +104,11 @@ pub fn build_synthetic(
         let mut chunks = Vec::with_capacity(n);
         let mut pages = Vec::with_capacity(n);
         for i in 0..n {
-            let (text, vector) = &source[(written + i) % source.len()];
-            let sentences: Vec<&str> = text.split_inclusive(". ").collect();
-            let shift = rng.random_range(0..sentences.len().max(1));
-            let text: String = sentences[shift..]
-                .iter()
-                .chain(&sentences[..shift])
-                .copied()
-                .collect();
+            let (text, vector, sentence_vectors) = &source[(written + i) % source.len()];
+            // BM25 is a bag of words, so a copy scores as its source; the chunk vector gets
+            // noise so that the HNSW holds distinct points. The text is copied as it is, so
+            // the sentence vectors stored at ingest still match its sentences.
+            let text = text.clone();
             let mut v: Vec<f32> = vector
                 .iter()
                 .map(|x| x + rng.random_range(-spec.noise..=spec.noise))
@@ -129,7 +133,7 @@ pub fn build_synthetic(
                 vector: Some(v),
                 kind: crate::ingest::blocks::BlockKind::Body,
                 context: String::new(),
-                sentence_vectors: None,
+                sentence_vectors: sentence_vectors.clone(),
             });
         }
         let chapters = n.div_ceil(spec.chunks_per_chapter);

@@ -5,6 +5,7 @@
 //! moment leaves the library as it was before that book.
 
 pub mod conversations;
+pub mod postings;
 pub mod schema;
 pub mod sentences;
 pub mod stats;
@@ -454,6 +455,18 @@ impl Library {
                 .map_err(err)?;
                 chunk_ids.push(tx.last_insert_rowid());
             }
+        }
+        {
+            let terms: Vec<String> = book.chunks.iter().map(|c| c.terms.join(" ")).collect();
+            postings::write_book(
+                &tx,
+                book_id,
+                chunk_ids
+                    .iter()
+                    .copied()
+                    .zip(terms.iter().map(String::as_str)),
+            )
+            .map_err(err)?;
         }
         if let Some(model) = &book.embedding_model {
             let mut st = tx

@@ -136,6 +136,24 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (book_id, word)
     ) WITHOUT ROWID;
     "#,
+    // v6: the BM25 word index on disk (`store::postings`): postings per term and book, and
+    // what was indexed per book. Libraries from before v6 are indexed from their stored terms
+    // at the next load.
+    r#"
+    CREATE TABLE bm25_postings (
+        term      TEXT NOT NULL,
+        book_id   INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+        df        INTEGER NOT NULL,
+        postings  BLOB NOT NULL,
+        PRIMARY KEY (term, book_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX bm25_postings_book ON bm25_postings(book_id);
+    CREATE TABLE bm25_books (
+        book_id  INTEGER PRIMARY KEY REFERENCES books(id) ON DELETE CASCADE,
+        chunks   INTEGER NOT NULL,
+        terms    INTEGER NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes and reads.
