@@ -142,7 +142,7 @@ test('students join with the code, ask on a phone, see only their own conversati
   await teacher.waitForFunction(() => document.getElementById('class-qr').naturalWidth > 0);
   const devices = await teacher.locator('#class-students li').allInnerTexts();
   assert.equal(devices.length, 3);
-  assert.ok(devices.some((d) => d.startsWith('Asha: 1')), devices.join(' | '));
+  assert.ok(devices.some((d) => d.startsWith('Asha · questions: 1')), devices.join(' | '));
   assert.ok(devices.some((d) => d.includes('<img src=x')), 'the markup is shown as text');
   assert.equal(await teacher.evaluate(() => window.__pwned), undefined);
   assert.equal(await teacher.locator('#class-students img').count(), 0);

@@ -172,6 +172,7 @@ test('Settings → Classroom in the window serves the class, and turning it off 
   assert.ok(asked.body.citations.length > 0);
   const seen = await device('127.0.0.1', port, 'GET', '/api/classroom');
   assert.deepEqual(seen.body.students.map((s) => s.name), ['Asha']);
+  assert.equal(seen.body.questions_per_minute, 1);
 
   // The same button turns classroom mode off: nothing listens any more.
   xdo('mousemove', '--window', windowState.win, String(CLASSROOM_BUTTON.x), String(CLASSROOM_BUTTON.offY));

@@ -2,7 +2,7 @@
 // and the citation side panel with the cited page's image.
 
 import * as api from './transport.js';
-import { t } from './i18n.js';
+import { t, errorText } from './i18n.js';
 import { renderAnswer, el, text } from './render.js';
 
 const $ = (id) => document.getElementById(id);
@@ -170,7 +170,7 @@ async function submit(e) {
       }
     }, controller.signal);
   } catch (err) {
-    bubble.replaceChildren(el('div', err.kind === 'cancelled' ? 'muted' : 'error', err.kind === 'cancelled' ? t('ask.cancelled') : err.message));
+    bubble.replaceChildren(el('div', err.kind === 'cancelled' ? 'muted' : 'error', err.kind === 'cancelled' ? t('ask.cancelled') : errorText(err)));
     // Classroom mode: the teacher ended the class; the page goes back to the join form.
     if (err.kind === 'class_ended') window.dispatchEvent(new CustomEvent('vidya:class-ended'));
   } finally {

@@ -59,11 +59,15 @@ async function refreshClassroom() {
   if (!c || !c.on) return;
   text($('class-address'), c.addresses.join('  ·  '));
   text($('class-code'), c.code || '–');
-  $('class-qr').hidden = !c.qr_svg;
+  // Between classes there is no code to type: say so instead of showing the address.
+  $('class-join-info').hidden = !c.code;
+  $('class-between').hidden = Boolean(c.code);
+  $('class-qr').hidden = !c.qr_svg || !c.code;
   // The server's own SVG, shown as an image (an image's SVG never runs script).
   if (c.qr_svg) $('class-qr').src = `data:image/svg+xml;base64,${btoa(c.qr_svg)}`;
   $('class-end').hidden = !c.code;
   $('class-start').hidden = Boolean(c.code);
+  text($('class-rate'), t('class.per_minute', { n: c.questions_per_minute ?? 0 }));
   // Device names are what students typed: text only, never markup.
   $('class-students').replaceChildren(...(c.students.length ? c.students.map((st) => {
     const li = document.createElement('li');
@@ -72,8 +76,10 @@ async function refreshClassroom() {
   }) : [Object.assign(document.createElement('li'), { className: 'muted', textContent: t('class.none') })]));
 }
 
-/** Wires the classroom buttons. */
+/** Wires the classroom buttons; while the Dashboard is open, the classroom panel is read
+ * again every 5 s (who joined, questions per minute). */
 export function init() {
+  setInterval(() => { if (!$('screen-dashboard').hidden) refreshClassroom(); }, 5000);
   $('class-end').addEventListener('click', async () => { await api.call('classroom_end'); refreshClassroom(); });
   $('class-start').addEventListener('click', async () => { await api.call('classroom_start'); refreshClassroom(); });
 }

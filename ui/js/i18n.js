@@ -42,6 +42,15 @@ export function t(key, vars = {}) {
   return s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
 }
 
+/** An engine error in the interface language: the string `err.<kind>` when there is one
+ * (a number of seconds in the message fills `{s}`), else the engine's own English message. */
+export function errorText(err) {
+  const key = `err.${err && err.kind}`;
+  if (!(key in english)) return err && err.message ? err.message : String(err);
+  const seconds = /(\d+) s\b/.exec((err && err.message) || '');
+  return t(key, { s: seconds ? seconds[1] : '' });
+}
+
 /** Labels every element under `root` that names a string. */
 export function apply(root) {
   root.querySelectorAll('[data-i18n]').forEach((el) => { el.textContent = t(el.dataset.i18n); });

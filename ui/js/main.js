@@ -17,6 +17,8 @@ function show(screen) {
   document.querySelectorAll('.screen').forEach((s) => { s.hidden = s.id !== `screen-${screen}`; });
   if (screen === 'library') library.refreshBooks();
   if (screen === 'dashboard') dashboard.refresh();
+  // The Dashboard may have ended or restarted the class meanwhile.
+  if (screen === 'settings') settings.refreshClassroom();
 }
 
 // Bundled files that are missing or damaged: a banner naming each file and the fix.
@@ -61,7 +63,7 @@ async function startStudent(me) {
       await api.call('join', { code: $('join-code').value.trim(), name: $('join-name').value });
       window.location.reload();
     } catch (err) {
-      $('join-error').textContent = err.message;
+      $('join-error').textContent = i18n.errorText(err);
       $('join-error').hidden = false;
     }
   });
@@ -73,7 +75,7 @@ async function startStudent(me) {
       await api.call('teacher_login', { pin: $('teacher-pin').value.trim() });
       window.location.reload();
     } catch (err) {
-      $('teacher-error').textContent = err.message;
+      $('teacher-error').textContent = i18n.errorText(err);
       $('teacher-error').hidden = false;
     }
   });

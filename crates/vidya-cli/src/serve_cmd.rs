@@ -36,11 +36,20 @@ pub fn run(
         .build()?;
     runtime.block_on(async move {
         let server = Server::start(app.clone(), bind, classroom, &ui).await?;
-        crate::output::err_line(format!(
-            "Vidya is serving {} at {} (Ctrl-C stops it)",
-            library.display(),
-            server.local_url()
-        ));
+        crate::output::err_line(if classroom {
+            format!(
+                "Vidya is serving {} at {} on this laptop, and to the class on port {} (Ctrl-C stops it)",
+                library.display(),
+                server.local_url(),
+                server.addr().port()
+            )
+        } else {
+            format!(
+                "Vidya is serving {} at {} (Ctrl-C stops it)",
+                library.display(),
+                server.local_url()
+            )
+        });
         if classroom {
             crate::output::err_line(classroom::announcement(server.access(), server.addr()));
         }

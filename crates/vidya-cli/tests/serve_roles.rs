@@ -282,6 +282,12 @@ async fn students_see_only_their_own_conversations_and_the_class_can_end() {
     assert_eq!(names, ["Asha", "Ravi"]);
     assert_eq!(class["code"], s.code.as_str());
     assert!(class["qr_svg"].as_str().is_some_and(|q| q.contains("<svg")));
+    assert!(
+        class["questions_per_minute"]
+            .as_u64()
+            .is_some_and(|n| n >= 1),
+        "Asha's question counts: {class}"
+    );
     let (_, all) = get(&teacher, format!("{}/api/conversations", s.url)).await;
     assert_eq!(all.as_array().map(Vec::len), Some(1));
     // The teacher ends the class: both students are told, and the old code stops working.

@@ -389,6 +389,21 @@ impl Access {
             .unwrap_or_default()
     }
 
+    /// Questions the class asked in the last 60 s (every joined device together).
+    pub fn questions_last_minute(&self) -> usize {
+        let now = Instant::now();
+        self.lock()
+            .students
+            .values()
+            .map(|s| {
+                s.recent
+                    .iter()
+                    .filter(|t| now.duration_since(**t) <= Duration::from_secs(60))
+                    .count()
+            })
+            .sum()
+    }
+
     /// The joined devices: `{"name", "questions", "joined_s"}` (seconds since joining).
     pub fn students(&self) -> Vec<serde_json::Value> {
         let mut list: Vec<serde_json::Value> = self

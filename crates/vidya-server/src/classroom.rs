@@ -82,6 +82,8 @@ pub struct ClassroomInfo {
     pub addresses: Vec<String>,
     /// Who is connected: `{"name", "questions", "joined_s"}` each.
     pub students: Vec<serde_json::Value>,
+    /// Questions the class asked in the last minute.
+    pub questions_per_minute: usize,
     /// An SVG of the first address's QR code (200 px or more).
     pub qr_svg: Option<String>,
 }
@@ -94,6 +96,7 @@ impl ClassroomInfo {
             code: None,
             addresses: Vec::new(),
             students: Vec::new(),
+            questions_per_minute: 0,
             qr_svg: None,
         }
     }
@@ -116,6 +119,7 @@ impl ClassroomInfo {
             code: access.code(),
             addresses: list,
             students: access.students(),
+            questions_per_minute: access.questions_last_minute(),
             qr_svg,
         }
     }
@@ -279,7 +283,7 @@ pub async fn leave(
 }
 
 /// `GET /api/classroom` (teacher) → `{"on", "code", "addresses", "students": [{"name",
-/// "questions", "joined_s"}], "qr_svg"}` (`qr_svg`: an SVG of the first address's QR code).
+/// "questions", "joined_s"}], "questions_per_minute", "qr_svg"}` (`qr_svg`: an SVG of the first address's QR code).
 pub async fn info(Extension(access): Extension<Arc<Access>>) -> Json<ClassroomInfo> {
     Json(ClassroomInfo::of(&access))
 }

@@ -61,6 +61,7 @@
 
 pub mod access;
 pub mod classroom;
+mod setup_routes;
 
 use access::{Access, Caller};
 use anyhow::Result;
@@ -86,9 +87,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use vidya_core::app::events::name_and_data;
 use vidya_core::app::{
     App, AskControl, AskEvent, AskRequest, ErrorBody, IngestEvent, PageImageRequest, Settings,
-    LANGUAGE_CHOICES,
 };
-use vidya_core::setup::SetupEvent;
 use vidya_core::VidyaError;
 
 /// Largest accepted upload (bytes): the PDF size limit of ingestion.
@@ -248,12 +247,15 @@ pub fn router(app: Arc<App>, access: Arc<Access>, ui: &Path) -> Router {
             get(conversation).delete(delete_conversation),
         )
         .route("/api/page-image", post(page_image))
-        .route("/api/setup", get(setup_report))
-        .route("/api/setup/ollama/start", post(setup_start_ollama))
-        .route("/api/setup/import", post(setup_import))
-        .route("/api/setup/pull", post(setup_pull))
-        .route("/api/setup/sample", post(setup_sample))
-        .route("/api/setup/done", post(setup_done))
+        .route("/api/setup", get(setup_routes::setup_report))
+        .route(
+            "/api/setup/ollama/start",
+            post(setup_routes::setup_start_ollama),
+        )
+        .route("/api/setup/import", post(setup_routes::setup_import))
+        .route("/api/setup/pull", post(setup_routes::setup_pull))
+        .route("/api/setup/sample", post(setup_routes::setup_sample))
+        .route("/api/setup/done", post(setup_routes::setup_done))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
         .route_layer(middleware::from_fn_with_state(
             access.clone(),
@@ -724,107 +726,6 @@ async fn reindex_book(State(app): State<Arc<App>>, UrlPath(id): UrlPath<i64>) ->
             app.reindex_book(id, emit);
         },
     )
-}
-
-async fn setup_report(State(app): State<Arc<App>>) -> Result<Json<serde_json::Value>, ApiError> {
-    let r = blocking(move || Ok(app.setup_report())).await?;
-    Ok(Json(serde_json::to_value(r).unwrap_or_default()))
-}
-
-async fn setup_start_ollama(State(app): State<Arc<App>>) -> Response {
-    match tokio::task::spawn_blocking(move || app.start_ollama()).await {
-        Ok(Ok(state)) => Json(state).into_response(),
-        Ok(Err(e)) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(serde_json::json!({ "error": e })),
-        )
-            .into_response(),
-        Err(e) => ApiError(VidyaError::BadOption(format!("internal error: {e}"))).into_response(),
-    }
-}
-
-/// Body of `POST /api/setup/import`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ImportRequest {
-    path: PathBuf,
-    #[serde(default)]
-    name: Option<String>,
-}
-
-async fn setup_import(State(app): State<Arc<App>>, body: Bytes) -> Result<Response, ApiError> {
-    let req: ImportRequest = json_body(
-        &body,
-        r#"{"path": "/media/usb/model.gguf", "name": "my-model"}"#,
-    )?;
-    Ok(event_stream(
-        app,
-        move |app, emit: &mut (dyn FnMut(SetupEvent) + Send)| {
-            app.import_model(&req.path, req.name.as_deref(), emit);
-        },
-    ))
-}
-
-/// Body of `POST /api/setup/pull`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PullRequest {
-    model: String,
-}
-
-async fn setup_pull(State(app): State<Arc<App>>, body: Bytes) -> Result<Response, ApiError> {
-    let req: PullRequest = json_body(&body, r#"{"model": "llama3.2:1b"}"#)?;
-    Ok(event_stream(
-        app,
-        move |app, emit: &mut (dyn FnMut(SetupEvent) + Send)| {
-            app.pull_model(&req.model, emit);
-        },
-    ))
-}
-
-/// Body of `POST /api/setup/sample`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SampleRequest {
-    #[serde(default)]
-    lang: Option<String>,
-}
-
-async fn setup_sample(State(app): State<Arc<App>>, body: Bytes) -> Result<Response, ApiError> {
-    let req: SampleRequest = if body.is_empty() {
-        SampleRequest::default()
-    } else {
-        json_body(&body, r#"{"lang": "hi"}"#)?
-    };
-    if let Some(l) = &req.lang {
-        if !LANGUAGE_CHOICES.contains(&l.as_str()) {
-            return Err(bad_request(format!(
-                "unknown language '{l}': use auto, en, hi, mr, kn, te or ta"
-            )));
-        }
-    }
-    Ok(event_stream(
-        app,
-        move |app, emit: &mut (dyn FnMut(SetupEvent) + Send)| {
-            app.sample_question(req.lang, emit);
-        },
-    ))
-}
-
-/// Body of `POST /api/setup/done`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DoneRequest {
-    done: bool,
-}
-
-async fn setup_done(
-    State(app): State<Arc<App>>,
-    body: Bytes,
-) -> Result<Json<serde_json::Value>, ApiError> {
-    let req: DoneRequest = json_body(&body, r#"{"done": true}"#)?;
-    blocking(move || app.set_setup_done(req.done)).await?;
-    Ok(Json(serde_json::json!({ "setup_done": req.done })))
 }
 
 #[cfg(test)]
