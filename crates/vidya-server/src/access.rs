@@ -244,11 +244,16 @@ impl Access {
         check: impl FnOnce() -> bool,
     ) -> Result<String, Response> {
         let now = Instant::now();
-        if let Some(refused) = locked(&mut self.lock(), ip, now) {
-            return Err(refused);
+        {
+            // Counted as wrong before the (slow) check runs, under the same lock as the
+            // lockout test: guesses sent at once cannot all pass the lockout together.
+            let mut inner = self.lock();
+            if let Some(refused) = locked(&mut inner, ip, now) {
+                return Err(refused);
+            }
+            failed(&mut inner, ip, now);
         }
         if !check() {
-            failed(&mut self.lock(), ip, now);
             return Err(refuse(
                 StatusCode::FORBIDDEN,
                 "wrong_pin",
@@ -299,7 +304,8 @@ impl Access {
                 "type a name for this device (your name or the computer's), so your teacher knows who asks",
             ));
         };
-        inner.failures.remove(&ip);
+        // Joining does not clear wrong codes or PINs counted for this address: the class code
+        // is no key to more PIN guesses.
         let token = new_token();
         inner.students.insert(
             token.clone(),
@@ -512,6 +518,54 @@ mod tests {
         // Another device is not locked.
         let other: IpAddr = "192.168.1.21".parse().unwrap();
         assert!(a.join(other, &code, "Ravi").is_ok());
+    }
+
+    #[test]
+    fn pin_guesses_sent_at_once_and_joining_do_not_get_past_the_lockout() {
+        let a = std::sync::Arc::new(Access::new(true, vec![]));
+        let ip: IpAddr = "192.168.1.30".parse().unwrap();
+        // 30 guesses at once, each check slow (PBKDF2): only MAX_TRIES are checked at all.
+        let checked = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let guesses: Vec<_> = (0..30)
+            .map(|_| {
+                let (a, checked) = (a.clone(), checked.clone());
+                std::thread::spawn(move || {
+                    a.teacher_login(ip, || {
+                        checked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(50));
+                        false
+                    })
+                    .unwrap_err()
+                    .status()
+                })
+            })
+            .collect();
+        let statuses: Vec<StatusCode> = guesses.into_iter().map(|g| g.join().unwrap()).collect();
+        assert_eq!(
+            checked.load(std::sync::atomic::Ordering::SeqCst),
+            MAX_TRIES,
+            "{statuses:?}"
+        );
+        assert_eq!(
+            statuses
+                .iter()
+                .filter(|s| **s == StatusCode::TOO_MANY_REQUESTS)
+                .count(),
+            30 - MAX_TRIES as usize
+        );
+        // Joining with the class code (once the wait is over) does not reset the count: the
+        // next wrong PIN locks the address again at once.
+        let code = a.code().unwrap();
+        a.lock().failures.get_mut(&ip).unwrap().until = None;
+        assert!(a.join(ip, &code, "Asha").is_ok());
+        assert_eq!(
+            a.teacher_login(ip, || false).unwrap_err().status(),
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            a.teacher_login(ip, || true).unwrap_err().status(),
+            StatusCode::TOO_MANY_REQUESTS
+        );
     }
 
     #[test]
