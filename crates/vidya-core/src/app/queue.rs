@@ -4,7 +4,8 @@
 //! ahead of it, and can leave the queue (the student cancelled or closed the page).
 //!
 //! The queue holds at most [`MAX_WAITING`] questions; one more is refused
-//! ([`VidyaError::Busy`]) with a message to ask again in a minute.
+//! ([`VidyaError::Busy`]) with a message to ask again in a minute. The teacher's question is never
+//! refused.
 
 use crate::error::{Result, VidyaError};
 use std::collections::VecDeque;
@@ -60,7 +61,8 @@ impl AskQueue {
     /// (the one being answered included) whenever it changes, first before waiting.
     /// `cancelled` is polled every [`CANCEL_POLL_MS`].
     ///
-    /// Errors: [`VidyaError::Busy`] when [`MAX_WAITING`] questions wait already;
+    /// Errors: [`VidyaError::Busy`] when [`MAX_WAITING`] questions wait already (never for
+    /// the teacher's);
     /// [`VidyaError::Cancelled`] when `cancelled` said so (the question left the queue).
     pub fn wait_turn(
         &self,
@@ -69,7 +71,8 @@ impl AskQueue {
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Turn<'_>> {
         let mut st = self.lock();
-        if st.waiting.len() >= MAX_WAITING {
+        // The teacher's question is never refused: it goes ahead of the waiting class.
+        if !teacher && st.waiting.len() >= MAX_WAITING {
             return Err(VidyaError::Busy(format!(
                 "{} questions are waiting for the model already: ask again in a minute",
                 st.waiting.len()
@@ -176,5 +179,8 @@ mod tests {
             .extend((100..100 + MAX_WAITING as u64).map(|t| (t, false)));
         let r = q.wait_turn(false, &mut |_| {}, &|| true);
         assert!(matches!(r, Err(VidyaError::Busy(_))));
+        // The teacher still gets in (and here leaves at once, cancelled).
+        let r = q.wait_turn(true, &mut |_| {}, &|| true);
+        assert!(matches!(r, Err(VidyaError::Cancelled)));
     }
 }
