@@ -19,9 +19,8 @@ pub fn run(
     embed: bool,
     classroom: bool,
 ) -> Result<ExitCode> {
-    if !classroom && !bind.ip().is_loopback() {
-        anyhow::bail!(vidya_server::OPEN_BIND_REFUSED.replace("{bind}", &bind.ip().to_string()));
-    }
+    // Before the library is opened (and created): a refused address leaves nothing behind.
+    vidya_server::check_bind(bind, classroom)?;
     let app = Arc::new(App::open(library, embed, overrides)?);
     let ui = vidya_core::paths::ui_dir();
     if !ui.join("index.html").is_file() {

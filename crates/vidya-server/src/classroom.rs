@@ -180,16 +180,22 @@ pub async fn join(
     }
 }
 
-/// The session cookie for `token` (HttpOnly, SameSite=Strict, the whole site).
-fn with_cookie(mut res: Response, token: &str) -> Response {
+/// `res` setting the session cookie to `value` with `extra` attributes (HttpOnly,
+/// SameSite=Strict, the whole site).
+fn set_session_cookie(mut res: Response, value: &str, extra: &str) -> Response {
     let cookie = format!(
-        "{}={token}; HttpOnly; SameSite=Strict; Path=/",
+        "{}={value}; HttpOnly; SameSite=Strict; Path=/{extra}",
         access::COOKIE
     );
     if let Ok(v) = HeaderValue::from_str(&cookie) {
         res.headers_mut().insert(header::SET_COOKIE, v);
     }
     res
+}
+
+/// The session cookie for `token`.
+fn with_cookie(res: Response, token: &str) -> Response {
+    set_session_cookie(res, token, "")
 }
 
 /// Body of `POST /api/teacher` and `PUT /api/teacher-pin`.
@@ -271,15 +277,11 @@ pub async fn leave(
     if let Caller::Student(t) = &caller {
         access.leave(t);
     }
-    let mut res = Json(serde_json::json!({"role": "none"})).into_response();
-    let clear = format!(
-        "{}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0",
-        access::COOKIE
-    );
-    if let Ok(v) = HeaderValue::from_str(&clear) {
-        res.headers_mut().insert(header::SET_COOKIE, v);
-    }
-    res
+    set_session_cookie(
+        Json(serde_json::json!({"role": "none"})).into_response(),
+        "",
+        "; Max-Age=0",
+    )
 }
 
 /// `GET /api/classroom` (teacher) → `{"on", "code", "addresses", "students": [{"name",

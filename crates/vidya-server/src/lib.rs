@@ -103,6 +103,14 @@ pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; 
 /// Why a non-loopback address without classroom mode is refused (what the teacher reads).
 pub const OPEN_BIND_REFUSED: &str = "refusing to listen on {bind}: without classroom mode every device on the network could change your library and settings. To serve a class, run `vidya serve --classroom`: students join with a code on your screen and can only ask questions";
 
+/// Refuses a `bind` other than loopback without classroom mode ([`OPEN_BIND_REFUSED`]).
+pub fn check_bind(bind: SocketAddr, classroom: bool) -> Result<()> {
+    if !classroom && !bind.ip().is_loopback() {
+        anyhow::bail!(OPEN_BIND_REFUSED.replace("{bind}", &bind.ip().to_string()));
+    }
+    Ok(())
+}
+
 /// A running server: the API and the interface over one [`App`], on one address, in the
 /// background of the Tokio runtime that started it.
 pub struct Server {
@@ -136,9 +144,7 @@ impl Server {
         classroom: bool,
         ui: &Path,
     ) -> Result<Self> {
-        if !classroom && !bind.ip().is_loopback() {
-            anyhow::bail!(OPEN_BIND_REFUSED.replace("{bind}", &bind.ip().to_string()));
-        }
+        check_bind(bind, classroom)?;
         let own: Vec<std::net::IpAddr> = local_ip_address::list_afinet_netifas()
             .map(|l| l.into_iter().map(|(_, ip)| ip).collect())
             .unwrap_or_default();
