@@ -119,6 +119,8 @@ pub struct Calls {
     pub show: AtomicUsize,
     /// `POST /api/chat`.
     pub chat: AtomicUsize,
+    /// Streamed `POST /api/chat` answers the client stopped reading before their end.
+    pub chat_abandoned: AtomicUsize,
     /// `POST /api/blobs/:digest` (uploads, whatever their outcome).
     pub blobs: AtomicUsize,
     /// `HEAD /api/blobs/:digest`.
@@ -223,6 +225,11 @@ impl TestServer {
     /// Number of `/api/chat` calls so far.
     pub fn chat_calls(&self) -> usize {
         self.shared.calls.chat.load(Ordering::SeqCst)
+    }
+
+    /// Number of streamed answers whose client hung up before their end.
+    pub fn chat_abandoned(&self) -> usize {
+        self.shared.calls.chat_abandoned.load(Ordering::SeqCst)
     }
 
     /// Number of `/api/tags` calls so far.
@@ -462,6 +469,7 @@ async fn chat(State(s): State<Arc<Shared>>, Json(req): Json<Value>) -> Response 
                 )
             };
             if tx.send(Ok(line.into())).await.is_err() {
+                s.calls.chat_abandoned.fetch_add(1, Ordering::SeqCst);
                 return;
             }
             if b.token_delay_ms > 0 {

@@ -624,3 +624,98 @@ async fn the_teacher_pin_gives_another_device_the_teachers_routes() {
     }
     assert_eq!(statuses, [403, 403, 403, 403, 403, 429]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_without_a_stream_stops_when_its_device_hangs_up() {
+    let tmp = library_with_sample();
+    // About 10 s of answer, one token every 250 ms.
+    let ollama = TestServer::start(Behaviour {
+        default_reply: "Chlorophyll absorbs red and blue light for the plant [1]. ".repeat(4),
+        token_delay_ms: 250,
+        ..Behaviour::default()
+    });
+    let s = classroom(tmp.path(), &ollama.url());
+    let d = device("127.0.0.50");
+    let (st, _) = post(
+        &d,
+        format!("{}/api/join", s.url),
+        serde_json::json!({"code": s.code, "name": "Asha"}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let hung_up = d
+        .post(format!("{}/api/ask", s.url))
+        .json(&serde_json::json!({"question": "what does chlorophyll absorb", "stream": false, "no_cache": true}))
+        .timeout(std::time::Duration::from_millis(1500))
+        .send()
+        .await;
+    assert!(hung_up.is_err(), "the answer came before the hang-up");
+    // The model is told to stop long before its answer would end.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(8);
+    while ollama.chat_abandoned() == 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(ollama.chat_abandoned(), 1, "the model went on writing");
+    // And the device may ask again at once.
+    let (st, answer) = post(
+        &d,
+        format!("{}/api/ask", s.url),
+        serde_json::json!({"question": "what is chlorophyll", "stream": false, "no_llm": true}),
+    )
+    .await;
+    assert_eq!(st, 200, "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_students_device_is_not_told_where_files_are_and_odd_names_are_cleaned() {
+    let tmp = library_with_sample();
+    let ollama = TestServer::start(Behaviour::default());
+    let s = classroom(tmp.path(), &ollama.url());
+    let d = device("127.0.0.60");
+    // A name made only of invisible characters is no name; bidi overrides are dropped.
+    let (st, _) = post(
+        &d,
+        format!("{}/api/join", s.url),
+        serde_json::json!({"code": s.code, "name": "\u{202E}\u{200B}"}),
+    )
+    .await;
+    assert_eq!(st, 400);
+    let (st, _) = post(
+        &d,
+        format!("{}/api/join", s.url),
+        serde_json::json!({"code": s.code, "name": "Asha\u{202E}nimda"}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let (_, class) = get(&reqwest::Client::new(), format!("{}/api/classroom", s.url)).await;
+    assert_eq!(class["students"][0]["name"], "Ashanimda", "{class}");
+
+    let page = serde_json::json!({"book_id": 1, "page": 99999});
+    let (st, student) = post(&d, format!("{}/api/page-image", s.url), page.clone()).await;
+    assert_eq!(st, 404, "{student}");
+    let shown = student["error"]["message"].as_str().unwrap_or_default();
+    assert!(shown.contains("no page 99999"), "{student}");
+    // The book was added from tests/fixtures/biology2e.
+    assert!(!shown.contains("fixtures"), "{student}");
+    // The teacher is told where the file is.
+    let (st, teacher) = post(
+        &reqwest::Client::new(),
+        format!("{}/api/page-image", s.url),
+        page,
+    )
+    .await;
+    assert_eq!(st, 404);
+    assert!(
+        teacher["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("fixtures"),
+        "{teacher}"
+    );
+
+    // A method a route does not have is 405, for anyone.
+    for who in [&d, &reqwest::Client::new()] {
+        let st = send(who, "PATCH", &format!("{}/api/settings", s.url), "{}").await;
+        assert_eq!(st, 405);
+    }
+}

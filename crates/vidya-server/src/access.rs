@@ -42,6 +42,13 @@ pub const QUESTIONS_PER_MINUTE: usize = 10;
 pub const COOKIE: &str = "vidya_session";
 /// Longest device name a student may type (characters).
 pub const MAX_NAME_CHARS: usize = 40;
+/// Sessions one device address may hold: joining once more ends its least recently used
+/// (a browser that lost its cookie joins again; a script cannot pile sessions up).
+pub const SESSIONS_PER_ADDRESS: usize = 4;
+/// Devices one class may have at once (a computer lab, or two classes together, with room).
+pub const MAX_STUDENTS: usize = 250;
+/// A session unused this long ends (seconds): longer than any lesson, shorter than a night.
+pub const SESSION_IDLE_S: u64 = 4 * 3600;
 
 /// Who is calling, as [`guard`] found out (put in the request's extensions).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,7 +65,11 @@ pub enum Caller {
 #[derive(Debug)]
 struct Student {
     name: String,
+    /// The address it joined from.
+    ip: IpAddr,
     joined: Instant,
+    /// Its last request.
+    seen: Instant,
     conversations: HashSet<i64>,
     asking: bool,
     recent: VecDeque<Instant>,
@@ -75,8 +86,9 @@ struct Failures {
 struct Inner {
     code: Option<String>,
     students: HashMap<String, Student>,
-    /// Sessions of the teacher on another device (after the teacher PIN).
-    teachers: HashSet<String>,
+    /// Sessions of the teacher on another device (after the teacher PIN), with their last
+    /// request.
+    teachers: HashMap<String, Instant>,
     failures: HashMap<IpAddr, Failures>,
 }
 
@@ -113,16 +125,40 @@ fn new_token() -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// The device name a student typed: control characters removed, trimmed, at most
-/// [`MAX_NAME_CHARS`] characters. `None` when nothing is left.
+/// Invisible characters a name may not hold: bidirectional embeddings, overrides and
+/// isolates (which can make a name read as another on the teacher's screen), zero-width
+/// spaces, word joiners and the byte-order mark. The zero-width joiner and non-joiner
+/// (U+200C, U+200D) stay: Indic scripts need them. Source: Unicode UAX #9 (bidi controls)
+/// and the `Cf` characters of UTS #39's restricted list.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{061C}' | '\u{180E}' | '\u{200B}' | '\u{200E}' | '\u{200F}'
+        | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}'
+        | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+}
+
+/// The device name a student typed: control and invisible characters ([`is_invisible`])
+/// removed, trimmed, at most [`MAX_NAME_CHARS`] characters. `None` when no letter or digit
+/// is left.
 pub fn clean_name(name: &str) -> Option<String> {
     let n: String = name
         .chars()
-        .filter(|c| !c.is_control())
+        .filter(|c| !c.is_control() && !is_invisible(*c))
         .take(MAX_NAME_CHARS)
         .collect();
     let n = n.trim().to_string();
-    (!n.is_empty()).then_some(n)
+    n.chars().any(char::is_alphanumeric).then_some(n)
+}
+
+/// True when a session last used at `seen` has ended for idleness ([`SESSION_IDLE_S`]).
+fn idle(seen: Instant, now: Instant) -> bool {
+    now.duration_since(seen) > Duration::from_secs(SESSION_IDLE_S)
+}
+
+/// Ends the sessions left idle ([`SESSION_IDLE_S`]).
+fn sweep(inner: &mut Inner, now: Instant) {
+    inner.students.retain(|_, s| !idle(s.seen, now));
+    inner.teachers.retain(|_, seen| !idle(*seen, now));
 }
 
 /// The refusal for an address that sent too many wrong codes or PINs, while it must wait.
@@ -224,14 +260,27 @@ impl Access {
         let Some(c) = jar.get(COOKIE) else {
             return Caller::Anonymous;
         };
-        let inner = self.lock();
-        if inner.teachers.contains(c.value()) {
-            Caller::Teacher
-        } else if inner.students.contains_key(c.value()) {
-            Caller::Student(c.value().to_string())
-        } else {
-            Caller::Anonymous
+        self.caller_at(c.value(), Instant::now())
+    }
+
+    /// Who holds session `token` at `now` (a session idle too long ends here). Its use
+    /// counts as activity.
+    fn caller_at(&self, token: &str, now: Instant) -> Caller {
+        let mut inner = self.lock();
+        if let Some(seen) = inner.teachers.get_mut(token) {
+            if !idle(*seen, now) {
+                *seen = now;
+                return Caller::Teacher;
+            }
+            inner.teachers.remove(token);
+        } else if let Some(s) = inner.students.get_mut(token) {
+            if !idle(s.seen, now) {
+                s.seen = now;
+                return Caller::Student(token.to_string());
+            }
+            inner.students.remove(token);
         }
+        Caller::Anonymous
     }
 
     /// The teacher signs in from another device: `pin_ok` is the PIN check's verdict, run
@@ -263,7 +312,8 @@ impl Access {
         let mut inner = self.lock();
         inner.failures.remove(&ip);
         let token = new_token();
-        inner.teachers.insert(token.clone());
+        sweep(&mut inner, now);
+        inner.teachers.insert(token.clone(), now);
         Ok(token)
     }
 
@@ -273,11 +323,23 @@ impl Access {
     }
 
     /// Joins the class from `ip` with `code` as the device `name`. Returns the session token.
-    /// Errors (already a response): no class (404), locked out (429, with the wait), wrong
-    /// code (403), no name (400).
+    /// An address holds at most [`SESSIONS_PER_ADDRESS`] sessions: joining once more ends
+    /// its least recently used one. Errors (already a response): no class (404), locked out
+    /// (429, with the wait), wrong code (403), no name (400), [`MAX_STUDENTS`] devices
+    /// joined already (503).
     #[allow(clippy::result_large_err)]
     pub fn join(&self, ip: IpAddr, code: &str, name: &str) -> Result<String, Response> {
-        let now = Instant::now();
+        self.join_at(ip, code, name, Instant::now())
+    }
+
+    #[allow(clippy::result_large_err)]
+    fn join_at(
+        &self,
+        ip: IpAddr,
+        code: &str,
+        name: &str,
+        now: Instant,
+    ) -> Result<String, Response> {
         let mut inner = self.lock();
         let Some(right) = inner.code.clone() else {
             return Err(refuse(
@@ -306,12 +368,33 @@ impl Access {
         };
         // Joining does not clear wrong codes or PINs counted for this address: the class code
         // is no key to more PIN guesses.
+        sweep(&mut inner, now);
+        let mut mine: Vec<(Instant, String)> = inner
+            .students
+            .iter()
+            .filter(|(_, s)| s.ip == ip)
+            .map(|(t, s)| (s.seen, t.clone()))
+            .collect();
+        mine.sort();
+        let over = (mine.len() + 1).saturating_sub(SESSIONS_PER_ADDRESS);
+        for (_, t) in mine.into_iter().take(over) {
+            inner.students.remove(&t);
+        }
+        if inner.students.len() >= MAX_STUDENTS {
+            return Err(refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "class_full",
+                format!("the class is full ({MAX_STUDENTS} devices): ask your teacher to end the class and start it again"),
+            ));
+        }
         let token = new_token();
         inner.students.insert(
             token.clone(),
             Student {
                 name,
+                ip,
                 joined: now,
+                seen: now,
                 conversations: HashSet::new(),
                 asking: false,
                 recent: VecDeque::new(),
@@ -354,7 +437,7 @@ impl Access {
         if s.asking {
             return Err(refuse(
                 StatusCode::TOO_MANY_REQUESTS,
-                "busy",
+                "one_at_a_time",
                 "your last question is still being answered: wait for it, then ask the next one",
             ));
         }
@@ -412,8 +495,9 @@ impl Access {
 
     /// The joined devices: `{"name", "questions", "joined_s"}` (seconds since joining).
     pub fn students(&self) -> Vec<serde_json::Value> {
-        let mut list: Vec<serde_json::Value> = self
-            .lock()
+        let mut inner = self.lock();
+        sweep(&mut inner, Instant::now());
+        let mut list: Vec<serde_json::Value> = inner
             .students
             .values()
             .map(|s| {
@@ -459,6 +543,13 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
         None => None,
     };
     let allowed = match (need, &caller) {
+        (None, _) if pattern.as_deref().is_some_and(is_declared_path) => {
+            return refuse(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                format!("{} is not a method of this route", req.method()),
+            )
+        }
         (None, _) => {
             return refuse(
                 StatusCode::FORBIDDEN,
@@ -482,6 +573,13 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
     }
     req.extensions_mut().insert(caller);
     next.run(req).await
+}
+
+/// True when some method of the route `pattern` is declared.
+fn is_declared_path(pattern: &str) -> bool {
+    vidya_core::app::roles::ROUTES
+        .iter()
+        .any(|(_, p, _)| *p == pattern)
 }
 
 #[cfg(test)]
@@ -611,6 +709,74 @@ mod tests {
                 Caller::Anonymous,
                 "{ip}"
             );
+        }
+    }
+
+    #[test]
+    fn an_address_keeps_few_sessions_the_class_has_a_cap_and_idle_sessions_end() {
+        let a = Access::new(true, vec![]);
+        let code = a.code().unwrap();
+        let t0 = Instant::now();
+        let ip: IpAddr = "10.0.0.9".parse().unwrap();
+        let tokens: Vec<String> = (0..SESSIONS_PER_ADDRESS + 2)
+            .map(|i| {
+                let at = t0 + Duration::from_secs(i as u64);
+                a.join_at(ip, &code, "Ravi", at).unwrap()
+            })
+            .collect();
+        let alive: Vec<bool> = tokens.iter().map(|t| a.name_of(t).is_some()).collect();
+        assert_eq!(alive.iter().filter(|x| **x).count(), SESSIONS_PER_ADDRESS);
+        assert!(
+            !alive[0] && !alive[1] && alive[2],
+            "the oldest ended: {alive:?}"
+        );
+
+        // Other addresses fill the class up to its cap.
+        let later = t0 + Duration::from_secs(60);
+        for i in 0..MAX_STUDENTS - SESSIONS_PER_ADDRESS {
+            let ip = IpAddr::from([10, 1, (i / 250) as u8, (i % 250) as u8]);
+            a.join_at(ip, &code, "x", later).unwrap();
+        }
+        let full = a
+            .join_at("10.9.9.9".parse().unwrap(), &code, "Meena", later)
+            .unwrap_err();
+        assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE);
+
+        // A session in use stays; one left idle ends, and its place is free again.
+        let idle_for = Duration::from_secs(SESSION_IDLE_S + 1);
+        let used = &tokens[SESSIONS_PER_ADDRESS + 1];
+        let soon = later + idle_for - Duration::from_secs(120);
+        assert_eq!(a.caller_at(used, soon), Caller::Student(used.clone()));
+        let gone = &tokens[2];
+        assert_eq!(a.caller_at(gone, later + idle_for), Caller::Anonymous);
+        assert_eq!(
+            a.caller_at(used, later + idle_for),
+            Caller::Student(used.clone())
+        );
+        assert!(a
+            .join_at(
+                "10.9.9.9".parse().unwrap(),
+                &code,
+                "Meena",
+                later + idle_for
+            )
+            .is_ok());
+        assert!(
+            a.students().len() <= SESSIONS_PER_ADDRESS,
+            "the idle ones were swept"
+        );
+    }
+
+    #[test]
+    fn names_lose_invisible_characters_and_need_a_letter() {
+        assert_eq!(
+            clean_name("Asha\u{202E}\u{200B}\u{2066} 7").as_deref(),
+            Some("Asha 7")
+        );
+        // The joiners Indic scripts need stay.
+        assert_eq!(clean_name("क्\u{200D}ष").as_deref(), Some("क्\u{200D}ष"));
+        for bad in ["", "  ", "\u{200B}\u{202E}", "\u{200D}", "\u{7}"] {
+            assert_eq!(clean_name(bad), None, "{bad:?}");
         }
     }
 }

@@ -61,6 +61,7 @@
 
 pub mod access;
 pub mod classroom;
+pub mod listen;
 mod setup_routes;
 
 use access::{Access, Caller};
@@ -73,6 +74,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+pub use listen::ConnectionLimits;
 use serde::Deserialize;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -134,7 +136,8 @@ pub const STOP_GRACE_S: u64 = 5;
 impl Server {
     /// Listens on `bind` and serves `app` with the interface in `ui` (call inside a Tokio
     /// runtime). `classroom` turns classroom mode on (students join with a code; see
-    /// [`access`]) and starts a class, so a join code is ready.
+    /// [`access`]) and starts a class, so a join code is ready. Connections are bounded by
+    /// [`ConnectionLimits::default`].
     ///
     /// Errors: `bind` is not loopback without `classroom` ([`OPEN_BIND_REFUSED`]); the
     /// address is taken (the message says to choose another port).
@@ -143,6 +146,18 @@ impl Server {
         bind: SocketAddr,
         classroom: bool,
         ui: &Path,
+    ) -> Result<Self> {
+        Self::start_with(app, bind, classroom, ui, ConnectionLimits::default()).await
+    }
+
+    /// [`Server::start`] with other bounds on connections (tests use a short header-read
+    /// timeout). Errors: as [`Server::start`].
+    pub async fn start_with(
+        app: Arc<App>,
+        bind: SocketAddr,
+        classroom: bool,
+        ui: &Path,
+        limits: ConnectionLimits,
     ) -> Result<Self> {
         check_bind(bind, classroom)?;
         let own: Vec<std::net::IpAddr> = local_ip_address::list_afinet_netifas()
@@ -157,15 +172,16 @@ impl Server {
         let addr = listener.local_addr()?;
         access.set_listening(addr);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let service =
-            router(app, access.clone(), ui).into_make_service_with_connect_info::<SocketAddr>();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, service)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-        });
+        let routes = router(app, access.clone(), ui);
+        let task = tokio::spawn(listen::serve(
+            listener,
+            routes,
+            access.clone(),
+            limits,
+            async {
+                let _ = stopped.await;
+            },
+        ));
         Ok(Self {
             addr,
             access,
@@ -513,10 +529,19 @@ async fn delete_conversation(
     Ok(Json(serde_json::json!({ "deleted": id })))
 }
 
-async fn page_image(State(app): State<Arc<App>>, body: Bytes) -> Result<Response, ApiError> {
+async fn page_image(
+    State(app): State<Arc<App>>,
+    Extension(caller): Extension<Caller>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let req: PageImageRequest =
         json_body(&body, r#"{"book_id": 1, "page": 0, "highlight": ["…"]}"#)?;
-    let img = blocking(move || app.page_image(&req)).await?;
+    let img = match blocking(move || app.page_image(&req)).await {
+        Ok(img) => img,
+        // Where the library keeps its files is the teacher's to know.
+        Err(ApiError(e)) if caller != Caller::Teacher => return Ok(page_refused_to_student(&e)),
+        Err(e) => return Err(e),
+    };
     Ok((
         [
             (header::CONTENT_TYPE, "image/png"),
@@ -525,6 +550,23 @@ async fn page_image(State(app): State<Arc<App>>, body: Bytes) -> Result<Response
         Body::from(img.png),
     )
         .into_response())
+}
+
+/// A page-image error as a student's device sees it: the kind and status the teacher would
+/// get, the reason without the file's path.
+fn page_refused_to_student(e: &VidyaError) -> Response {
+    let (status, message) = match e {
+        VidyaError::NoPageImage { why, .. } => (StatusCode::NOT_FOUND, why.clone()),
+        VidyaError::NoSuchBook(_) => (
+            StatusCode::NOT_FOUND,
+            "that book is no longer in the library: ask your teacher".to_string(),
+        ),
+        _ => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "this page cannot be drawn: the quoted sentences are the page's words; tell your teacher".to_string(),
+        ),
+    };
+    access::refuse(status, e.kind(), message)
 }
 
 /// A student's question in flight: ends it (and records its conversation) when dropped.
@@ -539,6 +581,16 @@ impl Drop for InFlight {
         if let Some(t) = &self.token {
             self.access.end_question(t, self.conversation);
         }
+    }
+}
+
+/// Sets its flag when dropped: the handler of a `stream: false` question was dropped
+/// because its client hung up (or it ended; then the flag is no longer read).
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
     }
 }
 
@@ -562,27 +614,33 @@ async fn ask(
         }
         _ => None,
     };
-    let mut flight = InFlight {
+    let flight = InFlight {
         access,
         token,
         conversation: req.conversation,
     };
     let teacher = matches!(caller, Caller::Teacher);
     if !req.stream.unwrap_or(true) {
+        // The client hung up (hyper drops this future): the question leaves the queue, or
+        // the model stops mid-answer.
+        let cancel = Arc::new(AtomicBool::new(false));
+        let _hung_up = CancelOnDrop(cancel.clone());
         let answer = blocking(move || {
-            app.ask_with(
+            let mut flight = flight;
+            let answer = app.ask_with(
                 &req,
                 &mut |_| {},
                 AskControl {
                     teacher,
                     on_queue: &mut |_| {},
-                    cancel: None,
+                    cancel: Some(cancel),
                     on_sources: &mut |_| {},
                 },
-            )
+            )?;
+            flight.conversation = answer.conversation_id.or(flight.conversation);
+            Ok(answer)
         })
         .await?;
-        flight.conversation = answer.conversation_id.or(flight.conversation);
         return Ok(Json(answer).into_response());
     }
     let (tx, rx) = mpsc::unbounded_channel::<Event>();
