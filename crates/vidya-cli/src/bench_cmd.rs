@@ -1,7 +1,6 @@
 //! `vidya bench`: per-stage latency over a large synthetic library, ingest throughput, and a
 //! class asking one classroom server ([`crate::bench_classroom`]).
 
-use crate::output;
 use anyhow::Result;
 use clap::Subcommand;
 use indicatif::{ProgressBar, ProgressStyle};

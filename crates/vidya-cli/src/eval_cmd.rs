@@ -1,8 +1,8 @@
 //! `vidya eval`: stage configurations side by side on a textbook QA set or a BEIR folder, and
 //! the tutor's answers with a real model.
 
+use crate::cli::ModelArgs;
 use crate::output;
-use crate::ModelArgs;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -54,6 +54,10 @@ pub struct EvalArgs {
     /// With --beir: another queries.jsonl (e.g. English questions over a Hindi corpus).
     #[arg(long, requires = "beir")]
     pub queries: Option<PathBuf>,
+    /// With --beir: the judgements to score against, `qrels/<SPLIT>.tsv` (tune on train,
+    /// report on test).
+    #[arg(long, requires = "beir", default_value = "test", value_parser = ["test", "train", "dev"])]
+    pub beir_split: String,
     /// Questions the library cannot answer (JSONL with "question"), for the gate
     /// (tests/eval/off_topic.jsonl with --students).
     #[arg(long)]
@@ -123,6 +127,10 @@ pub struct Tune {
     /// Try this factor on the fused score of boilerplate chunks (1: rank them like body text).
     #[arg(long)]
     pub boilerplate_weight: Option<f32>,
+    /// Try this weight (0..1) of the dense list in weighted fusion (the configurations that
+    /// use weighted fusion).
+    #[arg(long)]
+    pub dense_weight: Option<f32>,
     /// Search with the question as typed (no SMS, typo, Hinglish or Hindi normalisation).
     #[arg(long)]
     pub no_normalize: bool,
@@ -151,6 +159,11 @@ impl Tune {
             if let Some(w) = self.boilerplate_weight {
                 p.boilerplate_weight = w;
             }
+            if let (Some(w), vidya_core::retrieve::fusion::Fusion::Weighted { dense }) =
+                (self.dense_weight, &mut p.fusion)
+            {
+                *dense = w;
+            }
             if self.no_normalize {
                 p.normalize = false;
             }
@@ -171,7 +184,7 @@ pub fn run(library: &Path, args: &EvalArgs) -> Result<ExitCode> {
             .into());
         }
         let engine = Engine::from_library(Library::open_existing(library)?)?;
-        let tutor = Tutor::new(engine, crate::llm_config(&args.model));
+        let tutor = Tutor::new(engine, crate::ask_cmd::llm_config(&args.model));
         let opts = vidya_core::answer::TutorOptions {
             gate: !args.no_gate,
             prompt_form: args
@@ -179,7 +192,7 @@ pub fn run(library: &Path, args: &EvalArgs) -> Result<ExitCode> {
                 .as_deref()
                 .and_then(vidya_core::answer::prompt::PromptForm::parse)
                 .unwrap_or_default(),
-            ..crate::tutor_options(&args.model, None, false)?
+            ..crate::ask_cmd::tutor_options(&args.model, None, false)?
         };
         return answers(&tutor, args, &opts);
     }
@@ -296,7 +309,7 @@ pub fn retrieval(library: &Path, args: &EvalArgs) -> Result<ExitCode> {
 }
 
 fn beir_cmd(library: &Path, dir: &Path, args: &EvalArgs) -> Result<ExitCode> {
-    let set = beir::read(dir, args.queries.as_deref())?;
+    let set = beir::read(dir, args.queries.as_deref(), &args.beir_split)?;
     let corpus_path = dir.join("corpus.jsonl");
     let sha = vidya_core::native::sha256_file(&corpus_path)
         .map_err(|e| VidyaError::io(&corpus_path, e))?;
@@ -565,7 +578,7 @@ fn students_cmd(library: &Path, students: &Path, args: &EvalArgs) -> Result<Exit
     )?;
     args.tune.apply(&mut configs);
     let split = Split::parse(&args.split).expect("clap checks --split");
-    let tutor = Tutor::new(engine, crate::llm_config(&args.model));
+    let tutor = Tutor::new(engine, crate::ask_cmd::llm_config(&args.model));
     let named: Vec<(&str, &vidya_core::retrieve::PipelineConfig)> = configs
         .iter()
         .map(|c| (c.name.as_str(), &c.config))

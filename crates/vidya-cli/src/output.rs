@@ -4,6 +4,21 @@
 
 use std::io::Write;
 
+/// Prints a formatted line to stdout, returning the write error instead of panicking (`?`).
+macro_rules! out {
+    ($($t:tt)*) => { $crate::output::line(format!($($t)*))? };
+}
+
+/// `n word` or `n words`.
+pub fn plural(n: impl Into<i64>, word: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 /// Writes `s` and a newline to stdout.
 pub fn line(s: impl std::fmt::Display) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();

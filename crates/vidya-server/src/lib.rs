@@ -60,26 +60,26 @@
 //! carries a strict Content-Security-Policy: the interface runs only its own scripts.
 
 pub mod access;
+mod ask_route;
 pub mod classroom;
+mod ingest_routes;
 pub mod listen;
 mod setup_routes;
 
 use access::{Access, Caller};
 use anyhow::Result;
 use axum::body::{Body, Bytes};
-use axum::extract::{Extension, Path as UrlPath, Query, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::extract::{Extension, Path as UrlPath, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 pub use listen::ConnectionLimits;
-use serde::Deserialize;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::Path;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::UnboundedReceiverStream;
@@ -87,9 +87,7 @@ use tokio_stream::StreamExt;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 use vidya_core::app::events::name_and_data;
-use vidya_core::app::{
-    App, AskControl, AskEvent, AskRequest, ErrorBody, IngestEvent, PageImageRequest, Settings,
-};
+use vidya_core::app::{App, ErrorBody, PageImageRequest, Settings};
 use vidya_core::VidyaError;
 
 /// Largest accepted upload (bytes): the PDF size limit of ingestion.
@@ -252,15 +250,16 @@ pub fn router(app: Arc<App>, access: Arc<Access>, ui: &Path) -> Router {
         .route("/api/classroom/start", post(classroom::start))
         .route("/api/classroom/end", post(classroom::end))
         .route("/health", get(health))
-        .route("/api/ask", post(ask))
+        .route("/api/ask", post(ask_route::ask))
         .route(
             "/api/ingest",
-            post(ingest_route).layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+            post(ingest_routes::ingest)
+                .layer(axum::extract::DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
         )
-        .route("/api/ingest/cancel", post(cancel_ingest))
+        .route("/api/ingest/cancel", post(ingest_routes::cancel))
         .route("/api/books", get(books))
         .route("/api/books/{id}", delete(delete_book))
-        .route("/api/books/{id}/reindex", post(reindex_book))
+        .route("/api/books/{id}/reindex", post(ingest_routes::reindex))
         .route("/api/stats", get(stats))
         .route("/api/settings", get(get_settings).put(put_settings))
         .route("/api/conversations", get(conversations))
@@ -569,165 +568,24 @@ fn page_refused_to_student(e: &VidyaError) -> Response {
     access::refuse(status, e.kind(), message)
 }
 
-/// A student's question in flight: ends it (and records its conversation) when dropped.
-struct InFlight {
-    access: Arc<Access>,
-    token: Option<String>,
-    conversation: Option<i64>,
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        if let Some(t) = &self.token {
-            self.access.end_question(t, self.conversation);
-        }
-    }
-}
-
-/// Sets its flag when dropped: the handler of a `stream: false` question was dropped
-/// because its client hung up (or it ended; then the flag is no longer read).
-struct CancelOnDrop(Arc<AtomicBool>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-async fn ask(
-    State(app): State<Arc<App>>,
-    Extension(access): Extension<Arc<Access>>,
-    Extension(caller): Extension<Caller>,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let req: AskRequest = json_body(&body, r#"{"question": "..."}"#)?;
-    app.check_request(&req)?;
-    let token = match &caller {
-        Caller::Student(t) => {
-            if let Some(id) = req.conversation {
-                check_owner(&access, &caller, id)?;
-            }
-            if let Err(refused) = access.begin_question(t) {
-                return Ok(refused);
-            }
-            Some(t.clone())
-        }
-        _ => None,
-    };
-    let flight = InFlight {
-        access,
-        token,
-        conversation: req.conversation,
-    };
-    let teacher = matches!(caller, Caller::Teacher);
-    if !req.stream.unwrap_or(true) {
-        // The client hung up (hyper drops this future): the question leaves the queue, or
-        // the model stops mid-answer.
-        let cancel = Arc::new(AtomicBool::new(false));
-        let _hung_up = CancelOnDrop(cancel.clone());
-        let answer = blocking(move || {
-            let mut flight = flight;
-            let answer = app.ask_with(
-                &req,
-                &mut |_| {},
-                AskControl {
-                    teacher,
-                    on_queue: &mut |_| {},
-                    cancel: Some(cancel),
-                    on_sources: &mut |_| {},
-                },
-            )?;
-            flight.conversation = answer.conversation_id.or(flight.conversation);
-            Ok(answer)
-        })
-        .await?;
-        return Ok(Json(answer).into_response());
-    }
-    let (tx, rx) = mpsc::unbounded_channel::<Event>();
-    // The page closed or the student pressed Cancel: the question leaves the queue, or the
-    // model stops mid-answer.
-    let cancel = Arc::new(AtomicBool::new(false));
-    // Dropped when the answer is done, so the watcher lets go of its sender and the stream
-    // can end.
-    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
-    {
-        let (tx, cancel) = (tx.clone(), cancel.clone());
-        tokio::spawn(async move {
-            tokio::select! {
-                _ = tx.closed() => cancel.store(true, Ordering::SeqCst),
-                _ = done_rx => {}
-            }
-        });
-    }
-    tokio::task::spawn_blocking(move || {
-        let _done = done_tx;
-        let mut flight = flight;
-        let token_tx = tx.clone();
-        let mut on_token = move |t: &str| {
-            let _ = token_tx.send(event(&AskEvent::Token {
-                text: t.to_string(),
-            }));
-        };
-        let queue_tx = tx.clone();
-        let mut on_queue = move |ahead: usize| {
-            let _ = queue_tx.send(event(&AskEvent::Queued { ahead }));
-        };
-        let sources_tx = tx.clone();
-        let mut on_sources = move |c: &[vidya_core::answer::Citation]| {
-            let _ = sources_tx.send(event(&AskEvent::Sources {
-                citations: c.to_vec(),
-            }));
-        };
-        let ctl = AskControl {
-            teacher,
-            on_queue: &mut on_queue,
-            cancel: Some(cancel),
-            on_sources: &mut on_sources,
-        };
-        let last = match app.ask_with(&req, &mut on_token, ctl) {
-            Ok(a) => {
-                flight.conversation = a.conversation_id.or(flight.conversation);
-                AskEvent::Answer(Box::new(a))
-            }
-            Err(e) => AskEvent::Error(ErrorBody::from(&e)),
-        };
-        let _ = tx.send(event(&last));
-    });
-    Ok(sse(rx))
-}
-
-fn event(e: &impl serde::Serialize) -> Event {
+/// One server-sent event: the event's name and its JSON data ([`name_and_data`]).
+pub(crate) fn event(e: &impl serde::Serialize) -> Event {
     let (name, data) = name_and_data(e);
     Event::default()
         .event(name)
         .data(serde_json::to_string(&data).unwrap_or_else(|_| "null".into()))
 }
 
-fn sse(rx: mpsc::UnboundedReceiver<Event>) -> Response {
+/// A server-sent event stream of what arrives on `rx` (with keep-alive comments).
+pub(crate) fn sse(rx: mpsc::UnboundedReceiver<Event>) -> Response {
     let stream = UnboundedReceiverStream::new(rx).map(Ok::<_, Infallible>);
     Sse::new(stream)
         .keep_alive(KeepAlive::default())
         .into_response()
 }
 
-/// Query of `POST /api/ingest` with a raw file body.
-#[derive(Debug, Deserialize)]
-struct IngestQuery {
-    name: Option<String>,
-    title: Option<String>,
-}
-
-/// JSON body of `POST /api/ingest` for files on this machine.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct IngestPaths {
-    paths: Vec<PathBuf>,
-    #[serde(default)]
-    title: Option<String>,
-}
-
 /// Runs `work` on a blocking thread, streaming the events it sends (ingest or setup events).
-fn event_stream<E: serde::Serialize + 'static>(
+pub(crate) fn event_stream<E: serde::Serialize + 'static>(
     app: Arc<App>,
     work: impl FnOnce(&App, &mut (dyn FnMut(E) + Send)) + Send + 'static,
 ) -> Response {
@@ -738,58 +596,6 @@ fn event_stream<E: serde::Serialize + 'static>(
         });
     });
     sse(rx)
-}
-
-async fn ingest_route(
-    State(app): State<Arc<App>>,
-    Query(q): Query<IngestQuery>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let is_json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if is_json {
-        let req: IngestPaths = json_body(&body, r#"{"paths": ["/path/to/book.pdf"]}"#)?;
-        if req.paths.is_empty() {
-            return Err(bad_request(
-                "\"paths\" is empty: name at least one file or folder",
-            ));
-        }
-        return Ok(event_stream(
-            app,
-            move |app, emit: &mut (dyn FnMut(IngestEvent) + Send)| {
-                app.ingest(&req.paths, req.title, false, emit);
-            },
-        ));
-    }
-    let name = q.name.ok_or_else(|| {
-        bad_request(
-            "name the uploaded file: POST /api/ingest?name=book.pdf with the file as the body",
-        )
-    })?;
-    let saver = app.clone();
-    let path = blocking(move || saver.save_upload(&name, &body)).await?;
-    Ok(event_stream(
-        app,
-        move |app, emit: &mut (dyn FnMut(IngestEvent) + Send)| {
-            app.ingest(&[path], q.title, true, emit);
-        },
-    ))
-}
-
-async fn cancel_ingest(State(app): State<Arc<App>>) -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "cancelled": app.cancel_ingest() }))
-}
-
-async fn reindex_book(State(app): State<Arc<App>>, UrlPath(id): UrlPath<i64>) -> Response {
-    event_stream(
-        app,
-        move |app, emit: &mut (dyn FnMut(IngestEvent) + Send)| {
-            app.reindex_book(id, emit);
-        },
-    )
 }
 
 #[cfg(test)]

@@ -376,6 +376,7 @@ impl App {
         on_token: &mut (dyn FnMut(&str) + Send),
         ctl: AskControl<'_>,
     ) -> Result<TutorAnswer> {
+        let arrival = self.queue.arrive();
         let settings = self.settings();
         let opts = Self::tutor_options(req, &settings)?;
         let tutor = self.tutor_for_question(&settings)?;
@@ -385,7 +386,7 @@ impl App {
         if tutor.rewrite_needs_model(&q) {
             let _turn = self
                 .queue
-                .wait_turn(ctl.teacher, ctl.on_queue, &cancelled)?;
+                .wait_turn(arrival, ctl.teacher, ctl.on_queue, &cancelled)?;
             let query = tutor.rewrite(&q, true);
             return match tutor.retrieve(q, query)? {
                 Step::Answered(a) => Ok(*a),
@@ -403,7 +404,7 @@ impl App {
         (ctl.on_sources)(draft.citations());
         let _turn = self
             .queue
-            .wait_turn(ctl.teacher, ctl.on_queue, &cancelled)?;
+            .wait_turn(arrival, ctl.teacher, ctl.on_queue, &cancelled)?;
         tutor.generate(*draft, on_token, ctl.cancel)
     }
 

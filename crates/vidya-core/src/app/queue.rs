@@ -1,6 +1,8 @@
 //! One queue for the answer model: questions are answered one at a time, in the order they
 //! came, the teacher's own ahead of the students' (so the teacher's window answers within one
-//! model call's time even while a class asks). Each waiting question learns how many are
+//! model call's time even while a class asks). A question takes its place in that order when
+//! it arrives ([`AskQueue::arrive`]), before its passages are retrieved, so a question whose
+//! retrieval took longer is not overtaken by one that came after it. Each waiting question learns how many are
 //! ahead of it, and can leave the queue (the student cancelled or closed the page).
 //!
 //! The queue holds at most [`MAX_WAITING`] questions; one more is refused
@@ -33,6 +35,10 @@ pub struct AskQueue {
     turn: Condvar,
 }
 
+/// A question's place in the arrival order ([`AskQueue::arrive`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Arrival(u64);
+
 /// A question's turn with the model; the next question's turn starts when it is dropped.
 #[derive(Debug)]
 pub struct Turn<'a> {
@@ -56,8 +62,17 @@ impl AskQueue {
         self.lock().waiting.len()
     }
 
-    /// Waits for this question's turn. `teacher` questions go ahead of every student's (after
-    /// other teacher questions). `on_ahead(n)` is called with the number of questions ahead
+    /// Numbers a question as it arrives: [`AskQueue::wait_turn`] serves questions in the order
+    /// of these numbers (the teacher's first), whenever each comes to wait.
+    pub fn arrive(&self) -> Arrival {
+        let mut st = self.lock();
+        st.next += 1;
+        Arrival(st.next - 1)
+    }
+
+    /// Waits for the turn of the question that arrived as `arrival`. `teacher` questions go
+    /// ahead of every student's (after teacher questions that arrived earlier); among the
+    /// students', one that arrived earlier goes first. `on_ahead(n)` is called with the number of questions ahead
     /// (the one being answered included) whenever it changes, first before waiting.
     /// `cancelled` is polled every [`CANCEL_POLL_MS`].
     ///
@@ -66,6 +81,7 @@ impl AskQueue {
     /// [`VidyaError::Cancelled`] when `cancelled` said so (the question left the queue).
     pub fn wait_turn(
         &self,
+        arrival: Arrival,
         teacher: bool,
         on_ahead: &mut dyn FnMut(usize),
         cancelled: &dyn Fn() -> bool,
@@ -78,13 +94,18 @@ impl AskQueue {
                 st.waiting.len()
             )));
         }
-        let ticket = st.next;
-        st.next += 1;
-        let at = if teacher {
-            st.waiting.iter().take_while(|(_, t)| *t).count()
-        } else {
-            st.waiting.len()
-        };
+        let ticket = arrival.0;
+        let at = st
+            .waiting
+            .iter()
+            .position(|(t, its_teacher)| {
+                if teacher {
+                    !*its_teacher || *t > ticket
+                } else {
+                    !*its_teacher && *t > ticket
+                }
+            })
+            .unwrap_or(st.waiting.len());
         st.waiting.insert(at, (ticket, teacher));
         let mut last = None;
         loop {
@@ -130,7 +151,9 @@ mod tests {
     #[test]
     fn questions_are_served_in_order_and_the_teacher_goes_first() {
         let q = Arc::new(AskQueue::default());
-        let first = q.wait_turn(false, &mut |_| {}, &|| false).unwrap();
+        let first = q
+            .wait_turn(q.arrive(), false, &mut |_| {}, &|| false)
+            .unwrap();
         let order = Arc::new(Mutex::new(Vec::new()));
         let mut handles = Vec::new();
         for (i, teacher) in [(1, false), (2, false), (3, true)] {
@@ -138,7 +161,7 @@ mod tests {
             handles.push(std::thread::spawn(move || {
                 let mut seen = Vec::new();
                 let _turn = queue
-                    .wait_turn(teacher, &mut |n| seen.push(n), &|| false)
+                    .wait_turn(queue.arrive(), teacher, &mut |n| seen.push(n), &|| false)
                     .unwrap();
                 order.lock().unwrap().push(i);
                 seen
@@ -169,18 +192,51 @@ mod tests {
     #[test]
     fn a_cancelled_question_leaves_and_a_full_queue_refuses() {
         let q = AskQueue::default();
-        let _busy = q.wait_turn(false, &mut |_| {}, &|| false).unwrap();
+        let _busy = q
+            .wait_turn(q.arrive(), false, &mut |_| {}, &|| false)
+            .unwrap();
         let cancel = AtomicBool::new(true);
-        let r = q.wait_turn(false, &mut |_| {}, &|| cancel.load(Ordering::SeqCst));
+        let r = q.wait_turn(q.arrive(), false, &mut |_| {}, &|| {
+            cancel.load(Ordering::SeqCst)
+        });
         assert!(matches!(r, Err(VidyaError::Cancelled)));
         assert_eq!(q.waiting(), 0);
         q.lock()
             .waiting
             .extend((100..100 + MAX_WAITING as u64).map(|t| (t, false)));
-        let r = q.wait_turn(false, &mut |_| {}, &|| true);
+        let r = q.wait_turn(q.arrive(), false, &mut |_| {}, &|| true);
         assert!(matches!(r, Err(VidyaError::Busy(_))));
         // The teacher still gets in (and here leaves at once, cancelled).
-        let r = q.wait_turn(true, &mut |_| {}, &|| true);
+        let r = q.wait_turn(q.arrive(), true, &mut |_| {}, &|| true);
         assert!(matches!(r, Err(VidyaError::Cancelled)));
+    }
+
+    #[test]
+    fn a_question_that_arrived_first_goes_first_however_long_its_retrieval_took() {
+        let q = Arc::new(AskQueue::default());
+        let busy = q
+            .wait_turn(q.arrive(), false, &mut |_| {}, &|| false)
+            .unwrap();
+        let (slow, quick) = (q.arrive(), q.arrive());
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let mut handles = Vec::new();
+        // The later question comes to wait first (its retrieval was quicker).
+        for (name, arrival) in [("quick", quick), ("slow", slow)] {
+            let (queue, order) = (q.clone(), order.clone());
+            handles.push(std::thread::spawn(move || {
+                let _turn = queue
+                    .wait_turn(arrival, false, &mut |_| {}, &|| false)
+                    .unwrap();
+                order.lock().unwrap().push(name);
+            }));
+            while q.waiting() < handles.len() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        drop(busy);
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert_eq!(*order.lock().unwrap(), ["slow", "quick"]);
     }
 }

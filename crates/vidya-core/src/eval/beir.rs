@@ -43,11 +43,12 @@ fn field(v: &serde_json::Value, k: &str) -> String {
         .to_string()
 }
 
-/// Reads the BEIR folder `dir`; `queries` replaces `dir/queries.jsonl` (for cross-lingual
-/// runs: Hindi queries over an English corpus, or the reverse).
+/// Reads the BEIR folder `dir` with the judgements of `split` (`qrels/<split>.tsv`: `test`,
+/// or `train` to tune on); `queries` replaces `dir/queries.jsonl` (for cross-lingual runs:
+/// Hindi queries over an English corpus, or the reverse).
 ///
 /// Errors: missing or unreadable files, no judged query.
-pub fn read(dir: &Path, queries: Option<&Path>) -> Result<BeirSet> {
+pub fn read(dir: &Path, queries: Option<&Path>, split: &str) -> Result<BeirSet> {
     let corpus = jsonl(&dir.join("corpus.jsonl"))?
         .into_iter()
         .map(|v| {
@@ -63,7 +64,7 @@ pub fn read(dir: &Path, queries: Option<&Path>) -> Result<BeirSet> {
         })
         .filter(|d| !d.id.is_empty() && !d.text.trim().is_empty())
         .collect();
-    let qrels_path = dir.join("qrels/test.tsv");
+    let qrels_path = dir.join("qrels").join(format!("{split}.tsv"));
     let qrels_text =
         std::fs::read_to_string(&qrels_path).map_err(|e| VidyaError::io(&qrels_path, e))?;
     let mut qrels: HashMap<String, HashMap<String, u32>> = HashMap::new();

@@ -7,13 +7,20 @@
 //! index keeps, per term and book, the chunks holding it with the term's count and the chunk's
 //! length. Loading reads two figures (N and the total length); a question reads only the rows
 //! of its own terms, and the top k are selected without sorting every match.
+//!
+//! Damage ([`crate::store::postings`] says how it is found) is mended beside the questions: a
+//! thread of the index's own ([`Mender`]) checks the whole index once after every load and
+//! indexes again, from the stored terms, each book found damaged there or by a question.
+//! Meanwhile a damaged row is skipped: the other rows and the dense search still answer.
 
 use crate::error::Result;
 use crate::store::postings;
 use crate::store::Library;
 use crate::text::tokenize::fold_variants;
-use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// BM25's term-frequency saturation (the `bm25` crate's default).
 pub const K1: f32 = 1.2;
@@ -38,24 +45,132 @@ pub struct Hit {
 /// The BM25 index of a library: a connection of its own to the library's word index.
 pub struct Bm25Index {
     lib: Mutex<Library>,
-    docs: usize,
-    avgdl: f32,
+    /// N (chunks indexed) and the average chunk length (terms), read again after a mend.
+    totals: Arc<Mutex<(usize, f32)>>,
     repaired: Vec<String>,
+    mender: Arc<Mender>,
 }
 
 impl std::fmt::Debug for Bm25Index {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Bm25Index")
-            .field("docs", &self.docs)
-            .field("avgdl", &self.avgdl)
+            .field("totals", &self.totals)
             .finish_non_exhaustive()
     }
 }
 
+/// Mends the word index beside the questions: one thread at a time, with its own connection,
+/// indexes again the books found damaged ([`postings::verify`], or a question that read a
+/// damaged row), then reads N and the average length again.
+#[derive(Debug)]
+pub struct Mender {
+    dir: PathBuf,
+    totals: Arc<Mutex<(usize, f32)>>,
+    /// Books a question found damaged, waiting for the thread.
+    pending: Mutex<BTreeSet<i64>>,
+    /// The whole index is to be checked (after a load, or a read that failed).
+    check_all: AtomicBool,
+    running: AtomicBool,
+    /// Titles of the books mended so far (for tests and the log).
+    mended: Mutex<Vec<String>>,
+}
+
+impl Mender {
+    /// Asks for book `book_id` (or, with `None`, the whole index) to be checked and mended,
+    /// and starts the thread if it is not running.
+    fn request(self: &Arc<Self>, book_id: Option<i64>) {
+        match book_id {
+            Some(id) => {
+                self.pending
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(id);
+            }
+            None => self.check_all.store(true, Ordering::SeqCst),
+        }
+        if self.running.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let me = self.clone();
+        let started = std::thread::Builder::new()
+            .name("vidya-bm25-mend".into())
+            .spawn(move || {
+                loop {
+                    if let Err(e) = me.mend_once() {
+                        tracing::warn!(error = %e, "the word index could not be mended: it is tried again at the next start");
+                    }
+                    me.running.store(false, Ordering::SeqCst);
+                    let more = me.check_all.load(Ordering::SeqCst)
+                        || !me.pending.lock().unwrap_or_else(|p| p.into_inner()).is_empty();
+                    if !more || me.running.swap(true, Ordering::SeqCst) {
+                        return;
+                    }
+                }
+            });
+        if started.is_err() {
+            self.running.store(false, Ordering::SeqCst);
+        }
+    }
+
+    fn mend_once(&self) -> Result<()> {
+        let lib = Library::open_existing(&self.dir)?;
+        let mut ids: BTreeSet<i64> =
+            std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut titles = postings::repair(&lib.conn).map_err(|e| lib.db_err(e))?;
+        if self.check_all.swap(false, Ordering::SeqCst) {
+            ids.extend(postings::verify(&lib.conn).map_err(|e| lib.db_err(e))?);
+        }
+        let ids: Vec<i64> = ids.into_iter().collect();
+        titles.extend(postings::rebuild(&lib.conn, &ids).map_err(|e| lib.db_err(e))?);
+        if titles.is_empty() {
+            return Ok(());
+        }
+        tracing::warn!(books = ?titles, "the word index of these books was damaged: built again from the stored text");
+        *self.totals.lock().unwrap_or_else(|p| p.into_inner()) = read_totals(&lib)?;
+        self.mended
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(titles);
+        Ok(())
+    }
+
+    /// Waits until the thread is idle (tests), at most `limit`. True when it is.
+    pub fn wait_idle(&self, limit: std::time::Duration) -> bool {
+        let until = std::time::Instant::now() + limit;
+        while self.running.load(Ordering::SeqCst) {
+            if std::time::Instant::now() > until {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        true
+    }
+
+    /// Titles of the books mended since the index was loaded.
+    pub fn mended(&self) -> Vec<String> {
+        self.mended
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+/// N and the average chunk length of the library's index.
+fn read_totals(lib: &Library) -> Result<(usize, f32)> {
+    let (docs, total) = postings::totals(&lib.conn).map_err(|e| lib.db_err(e))?;
+    let avgdl = if docs == 0 || total == 0 {
+        FALLBACK_AVGDL
+    } else {
+        total as f32 / docs as f32
+    };
+    Ok((docs as usize, avgdl))
+}
+
 impl Bm25Index {
-    /// Opens the word index of `lib`. A book whose index is missing or damaged (a library
-    /// from before the on-disk index, a damaged one) is indexed again first, from its stored
-    /// terms ([`postings::repair`]); [`Bm25Index::repaired`] names those books.
+    /// Opens the word index of `lib`. A book with no index (a library from before the
+    /// index's v7, an interrupted repair) is indexed first, from its stored terms
+    /// ([`postings::repair`]); [`Bm25Index::repaired`] names those books. Then the whole
+    /// index is checked beside the questions ([`Bm25Index::mender`]).
     ///
     /// Errors: database errors (the library cannot be opened again, or written when a book
     /// needs indexing).
@@ -63,20 +178,33 @@ impl Bm25Index {
         let own = Library::open_existing(lib.dir())?;
         let repaired = postings::repair(&own.conn).map_err(|e| own.db_err(e))?;
         if !repaired.is_empty() {
-            tracing::warn!(books = ?repaired, "the word index was missing or damaged: built again from the stored text");
+            tracing::warn!(books = ?repaired, "the word index was missing: built again from the stored text");
         }
-        let (docs, total) = postings::totals(&own.conn).map_err(|e| own.db_err(e))?;
-        let avgdl = if docs == 0 || total == 0 {
-            FALLBACK_AVGDL
-        } else {
-            total as f32 / docs as f32
-        };
+        let totals = Arc::new(Mutex::new(read_totals(&own)?));
+        let mender = Arc::new(Mender {
+            dir: lib.dir().to_path_buf(),
+            totals: totals.clone(),
+            pending: Mutex::new(BTreeSet::new()),
+            check_all: AtomicBool::new(false),
+            running: AtomicBool::new(false),
+            mended: Mutex::new(Vec::new()),
+        });
+        mender.request(None);
         Ok(Self {
             lib: Mutex::new(own),
-            docs: docs as usize,
-            avgdl,
+            totals,
             repaired,
+            mender,
         })
+    }
+
+    /// What mends the index beside the questions (tests wait on it).
+    pub fn mender(&self) -> &Arc<Mender> {
+        &self.mender
+    }
+
+    fn totals(&self) -> (usize, f32) {
+        *self.totals.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn lib(&self) -> MutexGuard<'_, Library> {
@@ -90,23 +218,29 @@ impl Bm25Index {
 
     /// Number of chunks indexed.
     pub fn len(&self) -> usize {
-        self.docs
+        self.totals().0
     }
 
     /// True when no chunk is indexed.
     pub fn is_empty(&self) -> bool {
-        self.docs == 0
+        self.len() == 0
     }
 
-    fn idf_of(&self, df: u64) -> f32 {
-        let (n, df) = (self.docs as f32, df as f32);
+    fn idf_of(docs: usize, df: u64) -> f32 {
+        let (n, df) = (docs as f32, df as f32);
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// A read of the index failed: it is checked whole, beside the questions.
+    fn unreadable(&self, e: &rusqlite::Error) {
+        tracing::warn!(error = %e, "the word index could not be read: it is checked and mended beside the questions");
+        self.mender.request(None);
     }
 
     fn doc_freq(&self, term: &str) -> u64 {
         let lib = self.lib();
         postings::doc_freq(&lib.conn, term).unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "the word index could not be read");
+            self.unreadable(&e);
             0
         })
     }
@@ -114,7 +248,7 @@ impl Bm25Index {
     /// Inverse document frequency of a term, as BM25 uses it (an unseen term gets the highest
     /// idf, ln(1 + (N + 0.5)/0.5)).
     pub fn idf(&self, term: &str) -> f32 {
-        self.idf_of(self.doc_freq(term))
+        Self::idf_of(self.len(), self.doc_freq(term))
     }
 
     /// True when the term occurs in at least one chunk.
@@ -133,7 +267,7 @@ impl Bm25Index {
     /// The top `k` chunks for the query terms among those for which `allow(chunk id, book id)`
     /// is true, by descending score (ties by ascending chunk id, so the same question always
     /// gets the same answer). A damaged row of the index is skipped with a warning and its
-    /// book is indexed again at the next load.
+    /// book is indexed again beside the questions ([`Mender`]).
     pub fn search_filtered(
         &self,
         query_terms: &[String],
@@ -149,26 +283,28 @@ impl Bm25Index {
         if distinct.is_empty() || k == 0 {
             return Vec::new();
         }
+        let (docs, avgdl) = self.totals();
         let lib = self.lib();
         let mut scores: HashMap<i64, (i64, f32)> = HashMap::new();
         for term in distinct {
-            let rows = match postings::term_rows(&lib.conn, &fold_variants(term)) {
+            let folded = fold_variants(term);
+            let rows = match postings::term_rows(&lib.conn, &folded) {
                 Ok(r) => r,
                 Err(e) => {
-                    tracing::warn!(error = %e, "the word index could not be read");
+                    self.unreadable(&e);
                     continue;
                 }
             };
             let df: u64 = rows.iter().map(|r| u64::from(r.df)).sum();
-            let idf = self.idf_of(df);
+            let idf = Self::idf_of(docs, df);
             for row in rows {
-                let Some(list) = postings::decode(&row.postings) else {
+                let Some(list) = row.intact(&folded) else {
                     tracing::warn!(
                         book = row.book_id,
                         term,
-                        "the word index of this book is damaged: it is indexed again the next time Vidya starts"
+                        "the word index of this book is damaged: it is indexed again beside the questions"
                     );
-                    let _ = postings::mark_damaged(&lib.conn, row.book_id);
+                    self.mender.request(Some(row.book_id));
                     continue;
                 };
                 for p in list {
@@ -176,7 +312,7 @@ impl Bm25Index {
                         continue;
                     }
                     let tf = p.tf as f32;
-                    let norm = 1.0 - B + B * (p.dl as f32 / self.avgdl);
+                    let norm = 1.0 - B + B * (p.dl as f32 / avgdl);
                     let weight = tf * (K1 + 1.0) / (tf + K1 * norm);
                     scores.entry(p.chunk_id).or_insert((row.book_id, 0.0)).1 += idf * weight;
                 }
@@ -445,38 +581,101 @@ mod tests {
         assert_same(&index, &lib);
     }
 
+    /// Loads the index and lets its first whole check finish.
+    fn loaded(lib: &Library) -> Bm25Index {
+        let index = Bm25Index::load(lib).unwrap();
+        assert!(index.mender().wait_idle(std::time::Duration::from_secs(30)));
+        index
+    }
+
+    /// Waits for the mender and returns what it mended.
+    fn mended(index: &Bm25Index) -> Vec<String> {
+        assert!(index.mender().wait_idle(std::time::Duration::from_secs(30)));
+        index.mender().mended()
+    }
+
     #[test]
-    fn a_damaged_index_is_detected_and_built_again_with_a_note() {
+    fn damage_found_by_a_question_is_mended_beside_the_questions() {
         let dir = tempfile::tempdir().unwrap();
         let mut lib = Library::open(dir.path()).unwrap();
         lib.insert_book(&book("Science", 200, 1, None), || {})
             .unwrap();
-        // A damaged row: the search skips it and marks the book.
         let (energy, river) = (terms("energy").remove(0), terms("river").remove(0));
-        let damaged = lib
-            .conn
-            .execute(
-                "UPDATE bm25_postings SET postings = x'ffffffffffffffffffffff' WHERE term = ?1",
-                [&energy],
-            )
+        let index = loaded(&lib);
+        assert!(index.mender().mended().is_empty(), "nothing to mend");
+        // Bytes that do not decode, and bytes that decode to other postings (the row's check
+        // tells), and a wrong df.
+        for damage in [
+            "UPDATE bm25_postings SET postings = x'ffffffffffffffffffffff' WHERE term = ?1",
+            "UPDATE bm25_postings SET postings = substr(postings, 4) WHERE term = ?1",
+            "UPDATE bm25_postings SET df = df + 1 WHERE term = ?1",
+        ] {
+            assert_eq!(lib.conn.execute(damage, [&energy]).unwrap(), 1, "{damage}");
+            let only_energy = index.search(std::slice::from_ref(&energy), 10, None);
+            assert!(
+                only_energy.is_empty(),
+                "the damaged row is skipped: {damage}"
+            );
+            let hits = index.search(&[energy.clone(), river.clone()], 10, None);
+            assert!(!hits.is_empty(), "the other term still answers");
+            assert_eq!(
+                mended(&index).last().map(String::as_str),
+                Some("Science"),
+                "{damage}"
+            );
+            assert_same(&index, &lib);
+        }
+        assert_eq!(mended(&index).len(), 3);
+    }
+
+    #[test]
+    fn damage_no_question_reads_is_found_after_the_load_and_dropped_tables_come_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut lib = Library::open(dir.path()).unwrap();
+        lib.insert_book(&book("Science", 200, 1, None), || {})
             .unwrap();
-        assert_eq!(damaged, 1);
-        let index = Bm25Index::load(&lib).unwrap();
-        let hits = index.search(&[energy.clone(), river], 10, None);
-        assert!(!hits.is_empty(), "the other term still answers");
-        let only_energy = index.search(&[energy], 10, None);
-        assert!(only_energy.is_empty(), "the damaged row is skipped");
-        drop(index);
-        // The next load indexes the book again, says so, and answers as before.
-        let index = Bm25Index::load(&lib).unwrap();
-        assert_eq!(index.repaired(), ["Science".to_string()]);
-        assert_same(&index, &lib);
-        // Rows lost (a library from before the index on disk reads the same way).
-        lib.conn.execute("DELETE FROM bm25_postings", []).unwrap();
-        lib.conn.execute("DELETE FROM bm25_books", []).unwrap();
-        let index = Bm25Index::load(&lib).unwrap();
-        assert_eq!(index.repaired(), ["Science".to_string()]);
-        assert_eq!(index.len(), 200);
+        lib.insert_book(&book("Maths", 50, 2, None), || {}).unwrap();
+        let energy = terms("energy").remove(0);
+        // A row lost, the totals changed, a chunk added behind the index's back.
+        for damage in [
+            "DELETE FROM bm25_postings WHERE term = ?1 AND book_id = 1",
+            "UPDATE bm25_books SET terms = terms + 7 WHERE book_id = 1 AND ?1 != ''",
+            "UPDATE bm25_books SET chunks = chunks - 1, \"check\" = 0 WHERE book_id = 1 AND ?1 != ''",
+        ] {
+            assert_eq!(lib.conn.execute(damage, [&energy]).unwrap(), 1, "{damage}");
+            let index = Bm25Index::load(&lib).unwrap();
+            assert_eq!(mended(&index), ["Science".to_string()], "{damage}");
+            assert_same(&index, &lib);
+        }
+        // Tables dropped by hand: created again when the library opens, indexed at the load.
+        for table in ["bm25_postings", "bm25_books"] {
+            lib.conn
+                .execute_batch(&format!("DROP TABLE {table}"))
+                .unwrap();
+            drop(lib);
+            lib = Library::open(dir.path()).unwrap();
+            let index = loaded(&lib);
+            assert_eq!(
+                index.repaired(),
+                ["Science".to_string(), "Maths".to_string()],
+                "{table}"
+            );
+            assert_eq!(index.len(), 250);
+            assert_same(&index, &lib);
+            // And books can be added again.
+            let id = lib.insert_book(&book("Art", 5, 3, None), || {}).unwrap();
+            lib.delete_book(id).unwrap();
+        }
+        // A table dropped while questions are asked: the next read fails, the mender opens the
+        // library (which creates it again) and indexes every book.
+        let index = loaded(&lib);
+        lib.conn.execute_batch("DROP TABLE bm25_postings").unwrap();
+        assert!(index
+            .search(std::slice::from_ref(&energy), 10, None)
+            .is_empty());
+        let mut titles = mended(&index);
+        titles.sort();
+        assert_eq!(titles, ["Maths".to_string(), "Science".to_string()]);
         assert_same(&index, &lib);
     }
 }

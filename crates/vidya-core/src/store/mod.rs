@@ -287,7 +287,7 @@ impl Library {
             });
         }
         if version == schema::SCHEMA_VERSION {
-            return Ok(());
+            return self.ensure_word_index();
         }
         // One writer at a time: take the write lock first, then re-read the version, so that a
         // second process opening the same new library waits and then finds it migrated.
@@ -314,6 +314,36 @@ impl Library {
         }
         tx.commit().map_err(err)?;
         Ok(())
+    }
+
+    /// Creates the word index's tables again when one was dropped (by hand, or by a tool):
+    /// without them no question could be answered and no book added. The books lose nothing:
+    /// [`postings::repair`] indexes them again from their stored terms when the index is
+    /// opened. One read of the schema when nothing is missing.
+    fn ensure_word_index(&self) -> Result<()> {
+        let exists = |name: &str| -> Result<bool> {
+            self.conn
+                .query_row(
+                    "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = ?1)",
+                    [name],
+                    |r| r.get(0),
+                )
+                .map_err(|e| self.db_err(e))
+        };
+        let [postings, index, books] = schema::BM25_OBJECTS;
+        let (has_postings, has_books) = (exists(postings)?, exists(books)?);
+        if has_postings && has_books && exists(index)? {
+            return Ok(());
+        }
+        tracing::warn!("the word index's tables were missing: created again; the books are indexed again from their stored text");
+        let mut sql = String::from("BEGIN IMMEDIATE;");
+        if has_books && !has_postings {
+            // Rows that describe postings no longer there: the books are indexed again.
+            sql.push_str("DELETE FROM bm25_books;");
+        }
+        sql.push_str(schema::BM25_TABLES);
+        sql.push_str("COMMIT;");
+        self.conn.execute_batch(&sql).map_err(|e| self.db_err(e))
     }
 
     /// The schema version stored in the database (`PRAGMA user_version`).

@@ -3,20 +3,29 @@
 //! [`crate::search::Bm25Index`], so nothing is rebuilt at start and nothing but the query's
 //! terms is read.
 //!
-//! Tables (schema v6):
-//! - `bm25_postings(term, book_id, df, postings)`: for each folded term
+//! Tables (schema v7, [`super::schema::BM25_TABLES`]):
+//! - `bm25_postings(term, book_id, df, check, postings)`: for each folded term
 //!   ([`crate::text::tokenize::fold_variants`]) and book, `df` chunks of the book hold it and
 //!   `postings` lists them, by ascending chunk id, as three unsigned LEB128 varints each: the
 //!   chunk id's difference to the previous one (the first: to 0), the term's count in the chunk
-//!   (tf), and the chunk's length in terms (dl, for BM25's length normalisation).
-//! - `bm25_books(book_id, chunks, terms)`: the chunks and terms indexed for each book. A book
-//!   whose row is missing or disagrees with its stored chunks (a library from before v6, or a
-//!   damaged index) is indexed again from the stored terms by [`repair`].
+//!   (tf), and the chunk's length in terms (dl, for BM25's length normalisation). `check` is
+//!   the row's [`row_check`], tested whenever the row is read ([`TermRow::intact`]).
+//! - `bm25_books(book_id, chunks, terms, rows, check)`: the chunks, terms and rows indexed for
+//!   each book, and [`book_check`] over them and the rows' checks.
+//!
+//! Damage is found three ways: a book with chunks but no `bm25_books` row (a library from
+//! before v7, an interrupted repair) is indexed again when the index is opened ([`repair`]); a
+//! row whose check or encoding is wrong is found when a question reads it; a book whose rows,
+//! counts or totals disagree with its `bm25_books` row (a row deleted or changed, chunks added
+//! behind the index's back) is found by [`verify`], which runs beside the questions after
+//! every load. Either of the last two indexes the book again beside the questions
+//! ([`rebuild`]), never on a question's path. Tables dropped by hand are created again when
+//! the library is opened ([`super::Library::open`]).
 //!
 //! Deleting or re-indexing a book removes its rows by `ON DELETE CASCADE`, in the same
 //! transaction as its chunks, so a crash leaves the index and the chunks consistent.
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
 use std::collections::BTreeMap;
 
 /// One chunk's entry in a term's postings.
@@ -37,8 +46,54 @@ pub struct TermRow {
     pub book_id: i64,
     /// Chunks of the book holding the term.
     pub df: u32,
+    /// The row's stored [`row_check`].
+    pub check: i64,
     /// The encoded postings ([`decode`]).
     pub postings: Vec<u8>,
+}
+
+impl TermRow {
+    /// The row's postings when the row is intact (its check matches, its bytes decode to `df`
+    /// postings); `None` when it is damaged.
+    pub fn intact(&self, term: &str) -> Option<Vec<Posting>> {
+        if row_check(term, self.book_id, self.df, &self.postings) != self.check {
+            return None;
+        }
+        decode(&self.postings).filter(|p| p.len() == self.df as usize)
+    }
+}
+
+/// FNV-1a, 64-bit (Fowler, Noll, Vo: <http://www.isthe.com/chongo/tech/comp/fnv/>), over
+/// `bytes`, continuing from `h`.
+fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// FNV-1a's offset basis.
+const FNV_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The check of one `bm25_postings` row: FNV-1a over the term, the book id, `df` and the
+/// postings bytes (a guard against damage, not against tampering).
+pub fn row_check(term: &str, book_id: i64, df: u32, postings: &[u8]) -> i64 {
+    let mut h = fnv1a(FNV_BASIS, term.as_bytes());
+    h = fnv1a(h, &[0xff]);
+    h = fnv1a(h, &book_id.to_le_bytes());
+    h = fnv1a(h, &df.to_le_bytes());
+    fnv1a(h, postings) as i64
+}
+
+/// The check of a book's `bm25_books` row: FNV-1a over its chunks, terms and rows and the
+/// wrapping sum of its rows' checks (so it does not depend on the rows' order).
+pub fn book_check(chunks: i64, terms: i64, rows: i64, row_checks: i64) -> i64 {
+    let mut h = FNV_BASIS;
+    for v in [chunks, terms, rows, row_checks] {
+        h = fnv1a(h, &v.to_le_bytes());
+    }
+    h as i64
 }
 
 fn push_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -129,33 +184,36 @@ pub fn write_book<'a>(
         total += i64::from(dl);
     }
     let mut st = conn.prepare_cached(
-        "INSERT INTO bm25_postings (term, book_id, df, postings) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO bm25_postings (term, book_id, df, \"check\", postings) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
+    let (mut rows, mut checks) = (0i64, 0i64);
     for (term, mut postings) in by_term {
         postings.sort_unstable_by_key(|p| p.chunk_id);
-        st.execute(params![
-            term,
-            book_id,
-            postings.len() as i64,
-            encode(&postings)
-        ])?;
+        let df = postings.len() as u32;
+        let bytes = encode(&postings);
+        let check = row_check(&term, book_id, df, &bytes);
+        st.execute(params![term, book_id, i64::from(df), check, bytes])?;
+        rows += 1;
+        checks = checks.wrapping_add(check);
     }
     conn.execute(
-        "INSERT INTO bm25_books (book_id, chunks, terms) VALUES (?1, ?2, ?3)",
-        params![book_id, n, total],
+        "INSERT INTO bm25_books (book_id, chunks, terms, rows, \"check\") VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![book_id, n, total, rows, book_check(n, total, rows, checks)],
     )?;
     Ok(())
 }
 
 /// The rows of `term` (already folded), one per book holding it.
 pub fn term_rows(conn: &Connection, term: &str) -> rusqlite::Result<Vec<TermRow>> {
-    let mut st =
-        conn.prepare_cached("SELECT book_id, df, postings FROM bm25_postings WHERE term = ?1")?;
+    let mut st = conn.prepare_cached(
+        "SELECT book_id, df, \"check\", postings FROM bm25_postings WHERE term = ?1",
+    )?;
     let rows = st.query_map([term], |r| {
         Ok(TermRow {
             book_id: r.get(0)?,
             df: r.get::<_, i64>(1)?.clamp(0, i64::from(u32::MAX)) as u32,
-            postings: r.get(2)?,
+            check: r.get(2)?,
+            postings: r.get(3)?,
         })
     })?;
     rows.collect()
@@ -182,32 +240,78 @@ pub fn totals(conn: &Connection) -> rusqlite::Result<(u64, u64)> {
     )
 }
 
-/// Marks book `book_id`'s index as damaged: [`repair`] indexes it again at the next load.
-pub fn mark_damaged(conn: &Connection, book_id: i64) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM bm25_books WHERE book_id = ?1", [book_id])
-        .map(|_| ())
-}
-
-/// Indexes again every book whose index is missing or disagrees with its stored chunks (a
-/// library from before the on-disk index, a damaged or interrupted index), each in its own
-/// transaction, from the terms stored with its chunks. Returns the titles of the books
-/// indexed again.
+/// Indexes again every book that has chunks but no `bm25_books` row (a library from before
+/// v7, a repair that was interrupted), each in its own transaction, from the terms stored with
+/// its chunks. Returns the titles of the books indexed again. Reads only the books and
+/// `bm25_books` tables when nothing is missing.
 pub fn repair(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let stale: Vec<(i64, String)> = {
+    let missing: Vec<i64> = {
         let mut st = conn.prepare(
-            "SELECT b.id, b.title
-             FROM books b
-             LEFT JOIN (SELECT book_id, COUNT(*) AS n FROM chunks GROUP BY book_id) c ON c.book_id = b.id
-             LEFT JOIN bm25_books x ON x.book_id = b.id
-             WHERE COALESCE(c.n, 0) > 0 AND (x.chunks IS NULL OR x.chunks != c.n)
+            "SELECT b.id FROM books b
+             WHERE NOT EXISTS (SELECT 1 FROM bm25_books x WHERE x.book_id = b.id)
+               AND EXISTS (SELECT 1 FROM chunks c WHERE c.book_id = b.id)
              ORDER BY b.id",
         )?;
-        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = st.query_map([], |r| r.get(0))?;
         rows.collect::<rusqlite::Result<_>>()?
     };
-    let mut done = Vec::with_capacity(stale.len());
-    for (book_id, title) in stale {
+    rebuild(conn, &missing)
+}
+
+/// The books whose index disagrees with what it says of itself or with the stored chunks:
+/// rows missing, added or changed since the book was indexed (their count or the sum of
+/// their checks), the `bm25_books` row altered (its [`book_check`]), or a number of chunks
+/// that is not the book's. Reads every row's check (not the postings), so it takes about a
+/// second on a school's shelf: it runs beside the questions ([`crate::search::Bm25Index`]).
+pub fn verify(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    let books: Vec<(i64, i64, i64, i64, i64, i64)> = {
+        let mut st = conn.prepare(
+            "SELECT x.book_id, x.chunks, x.terms, x.rows, x.\"check\",
+                    (SELECT COUNT(*) FROM chunks c WHERE c.book_id = x.book_id)
+             FROM bm25_books x ORDER BY x.book_id",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut st = conn.prepare("SELECT \"check\" FROM bm25_postings WHERE book_id = ?1")?;
+    let mut damaged = Vec::new();
+    for (book_id, chunks, terms, rows, check, stored_chunks) in books {
+        let (mut n, mut sum) = (0i64, 0i64);
+        let mut q = st.query([book_id])?;
+        while let Some(r) = q.next()? {
+            n += 1;
+            sum = sum.wrapping_add(r.get::<_, i64>(0)?);
+        }
+        if chunks != stored_chunks || n != rows || book_check(chunks, terms, rows, sum) != check {
+            damaged.push(book_id);
+        }
+    }
+    Ok(damaged)
+}
+
+/// Indexes books `ids` again from the terms stored with their chunks, each in its own
+/// transaction (a book deleted meanwhile is skipped). Returns their titles.
+pub fn rebuild(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<String>> {
+    let mut done = Vec::with_capacity(ids.len());
+    for &book_id in ids {
         let tx = conn.unchecked_transaction()?;
+        let title: Option<String> = tx
+            .query_row("SELECT title FROM books WHERE id = ?1", [book_id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        let Some(title) = title else {
+            continue;
+        };
         tx.execute("DELETE FROM bm25_postings WHERE book_id = ?1", [book_id])?;
         tx.execute("DELETE FROM bm25_books WHERE book_id = ?1", [book_id])?;
         let chunks: Vec<(i64, String)> = {
@@ -216,7 +320,9 @@ pub fn repair(conn: &Connection) -> rusqlite::Result<Vec<String>> {
             let rows = st.query_map([book_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
             rows.collect::<rusqlite::Result<_>>()?
         };
-        write_book(&tx, book_id, chunks.iter().map(|(id, t)| (*id, t.as_str())))?;
+        if !chunks.is_empty() {
+            write_book(&tx, book_id, chunks.iter().map(|(id, t)| (*id, t.as_str())))?;
+        }
         tx.commit()?;
         done.push(title);
     }

@@ -1,5 +1,31 @@
 //! The library's SQLite schema and its migrations (`PRAGMA user_version` holds the version).
 
+/// The word index's tables as of v7 (`store::postings`), each created only if missing: the
+/// last migration, and the repair of a library whose index tables were dropped.
+/// `check` comes before the postings blob so that reading it never reads the blob.
+macro_rules! bm25_tables {
+    () => {
+        r#"
+    CREATE TABLE IF NOT EXISTS bm25_postings (
+        term      TEXT NOT NULL,
+        book_id   INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+        df        INTEGER NOT NULL,
+        "check"   INTEGER NOT NULL,
+        postings  BLOB NOT NULL,
+        PRIMARY KEY (term, book_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS bm25_postings_book ON bm25_postings(book_id);
+    CREATE TABLE IF NOT EXISTS bm25_books (
+        book_id  INTEGER PRIMARY KEY REFERENCES books(id) ON DELETE CASCADE,
+        chunks   INTEGER NOT NULL,
+        terms    INTEGER NOT NULL,
+        rows     INTEGER NOT NULL,
+        "check"  INTEGER NOT NULL
+    );
+    "#
+    };
+}
+
 /// Migrations in order; migration `i` (0-based) brings the schema from version `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
     // v1: books, their files, chapters, pages and chunks.
@@ -154,7 +180,19 @@ pub const MIGRATIONS: &[&str] = &[
         terms    INTEGER NOT NULL
     );
     "#,
+    // v7: checksums in the word index (a row's own, and a book's over its rows), so damage
+    // is found; the index is built again from the stored terms at the next load.
+    concat!(
+        "DROP TABLE IF EXISTS bm25_postings; DROP TABLE IF EXISTS bm25_books;",
+        bm25_tables!()
+    ),
 ];
+
+/// [`bm25_tables`] as one statement batch.
+pub const BM25_TABLES: &str = bm25_tables!();
+
+/// The objects [`BM25_TABLES`] creates: a library missing one of them gets them again.
+pub const BM25_OBJECTS: [&str; 3] = ["bm25_postings", "bm25_postings_book", "bm25_books"];
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -1,0 +1,256 @@
+//! `vidya ask`: one question answered from the library, with its citations and the
+//! retrieval figures (`--trace` for every stage); the model settings `chat` and `eval` share.
+
+use crate::cli::ModelArgs;
+use crate::output;
+use anyhow::Result;
+use std::path::Path;
+use std::process::ExitCode;
+use vidya_core::answer::ollama::LlmConfig;
+use vidya_core::answer::prompt::Mode;
+use vidya_core::answer::{Citation, Tutor, TutorAnswer, TutorOptions};
+use vidya_core::{Engine, Library, VidyaError};
+
+/// `vidya ask`: one question, the answer streamed (or as JSON), then the retrieval figures.
+/// Errors: an empty question, no library, the model's errors the message explains.
+pub(crate) fn run(
+    library: &Path,
+    question: &[String],
+    model: &ModelArgs,
+    conversation: Option<i64>,
+    no_cache: bool,
+    json: bool,
+    trace: bool,
+) -> Result<ExitCode> {
+    let question = question.join(" ");
+    if question.trim().is_empty() {
+        return Err(VidyaError::EmptyQuestion.into());
+    }
+    let tutor = Tutor::new(
+        Engine::from_library(Library::open_existing(library)?)?,
+        llm_config(model),
+    );
+    let opts = tutor_options(model, conversation, !no_cache)?;
+    let a = ask_once(&tutor, &question, &opts, json)?;
+    if !json {
+        print_retrieval(&a.base.retrieval, trace)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How to reach the answer model, from the command line.
+pub(crate) fn llm_config(m: &ModelArgs) -> LlmConfig {
+    let mut c = LlmConfig {
+        model: m.model.clone(),
+        ..LlmConfig::default()
+    };
+    if let Some(h) = &m.host {
+        c.host = h.clone();
+    }
+    c
+}
+
+/// The tutor's options from the command line. Errors: an unknown mode.
+pub(crate) fn tutor_options(
+    m: &ModelArgs,
+    conversation: Option<i64>,
+    use_cache: bool,
+) -> Result<TutorOptions> {
+    let mode = Mode::parse(&m.mode).ok_or_else(|| {
+        VidyaError::BadOption(format!(
+            "unknown mode '{}': use answer, socratic or quiz",
+            m.mode
+        ))
+    })?;
+    Ok(TutorOptions {
+        mode,
+        language: Some(m.lang.clone()),
+        books: (!m.books.is_empty()).then(|| m.books.clone()),
+        conversation,
+        use_llm: !m.no_llm,
+        use_cache,
+        remember: true,
+        max_sources: m.top as usize,
+        ..TutorOptions::default()
+    })
+}
+
+fn location(c: &Citation) -> String {
+    let is_pdf = c.file.to_ascii_lowercase().ends_with(".pdf");
+    format!(
+        "{}, {} {}",
+        c.file,
+        if is_pdf { "PDF page" } else { "section" },
+        c.pdf_page
+    )
+}
+
+/// Answers one question, streaming the model's words when printing for a person.
+pub(crate) fn ask_once(
+    tutor: &Tutor,
+    question: &str,
+    opts: &TutorOptions,
+    json: bool,
+) -> Result<TutorAnswer> {
+    if json {
+        let a = tutor.ask(question, opts, &mut |_| {}, None)?;
+        out!("{}", serde_json::to_string_pretty(&a)?);
+        return Ok(a);
+    }
+    let mut streamed = String::new();
+    let mut write_failed = false;
+    let a = tutor.ask(
+        question,
+        opts,
+        &mut |t| {
+            // Model text never drives the terminal: escape sequences, carriage returns and
+            // backspaces are dropped before printing (the post-checks drop them from the answer).
+            let t: String = t
+                .chars()
+                .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+                .collect();
+            if !write_failed && output::text(&t).is_err() {
+                write_failed = true;
+            }
+            streamed.push_str(&t);
+        },
+        None,
+    )?;
+    if write_failed {
+        return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
+    }
+    let model_text = matches!(a.status.as_str(), "answered" | "incomplete" | "refused");
+    if streamed.is_empty() || !model_text {
+        if !streamed.is_empty() {
+            out!("\n");
+        }
+        out!("{}", a.base.answer);
+    } else if streamed.trim() != a.base.answer.trim() {
+        out!("\n\nChecked answer: {}", a.base.answer);
+    } else {
+        out!("");
+    }
+    if let Some(note) = &a.note {
+        out!("\nNote: {note}");
+    }
+    if !a.base.citations.is_empty() && a.status != "refused" {
+        out!("\nSources:");
+        for c in &a.base.citations {
+            let chapter = if c.chapter == c.book {
+                String::new()
+            } else {
+                format!(" · {}", c.chapter)
+            };
+            out!(
+                "  [{}] {}{} · printed page {} ({})",
+                c.n,
+                c.book,
+                chapter,
+                c.page_label,
+                location(c)
+            );
+        }
+    }
+    if let Some(id) = a.conversation_id {
+        out!("\n(conversation {id}: ask a follow-up with --conversation {id})");
+    }
+    Ok(a)
+}
+
+/// Prints the pipeline's notes (stages that are off) to stderr, and with `trace` its per-stage
+/// figures to stdout.
+fn print_retrieval(r: &serde_json::Value, trace: bool) -> Result<()> {
+    for n in r["notes"].as_array().into_iter().flatten() {
+        output::err_line(format!("note: {}", n.as_str().unwrap_or_default()));
+    }
+    if !trace || r.is_null() {
+        return Ok(());
+    }
+    out!("\nRetrieval trace:");
+    out!(
+        "  {:<12} {:>9} {:>6} {:>6} {:>11}",
+        "stage",
+        "ms",
+        "in",
+        "out",
+        "tokens"
+    );
+    for s in r["stages"].as_array().into_iter().flatten() {
+        let tokens = match (s["tokens_in"].as_u64(), s["tokens_out"].as_u64()) {
+            (Some(a), Some(b)) => format!("{a} → {b}"),
+            _ => String::new(),
+        };
+        out!(
+            "  {:<12} {:>9.1} {:>6} {:>6} {:>11}",
+            s["stage"].as_str().unwrap_or_default(),
+            s["ms"].as_f64().unwrap_or_default(),
+            s["items_in"].as_u64().unwrap_or_default(),
+            s["items_out"].as_u64().unwrap_or_default(),
+            tokens
+        );
+    }
+    let route = &r["route"];
+    if route["considered"].as_u64().unwrap_or(0) > 0 {
+        out!(
+            "  router: {} of {} chapters searched; closest: {}",
+            route["kept"],
+            route["considered"],
+            route["top"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|t| format!(
+                    "{} ({:.3})",
+                    t[0].as_str().unwrap_or_default(),
+                    t[1].as_f64().unwrap_or_default()
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let q = &r["query"];
+    if q["corrections"].as_array().is_some_and(|c| !c.is_empty()) {
+        out!("  searched as: {}", q["text"].as_str().unwrap_or_default());
+    }
+    let g = &r["gate_input"];
+    let num = |v: &serde_json::Value, d: usize| {
+        v.as_f64()
+            .map(|x| format!("{x:.d$}"))
+            .unwrap_or_else(|| "-".into())
+    };
+    out!(
+        "  gate: {} (signal {}, p {}; dense cosine {}, best sentence {}, BM25 coverage {}, unknown words {}, BM25/dense agreement {}, reranker {})",
+        if r["gate"]["pass"].as_bool().unwrap_or(false) {
+            "pass"
+        } else {
+            "stopped"
+        },
+        r["gate"]["signal"].as_str().unwrap_or_default(),
+        num(&r["gate"]["probability"], 3),
+        num(&g["dense"], 3),
+        num(&g["sentence"], 3),
+        num(&g["coverage"], 2),
+        num(&g["unknown"], 2),
+        num(&g["agreement"], 2),
+        num(&g["rerank"], 2),
+    );
+    for (i, c) in r["ranked"].as_array().into_iter().flatten().enumerate() {
+        let f = |k: &str, d: usize| {
+            c[k].as_f64()
+                .map(|x| format!("{x:.d$}"))
+                .unwrap_or_else(|| "-".into())
+        };
+        out!(
+            "  #{} chunk {} (book {}): bm25 {}, dense {}, fused {}, best sentence {}, rerank {}",
+            i + 1,
+            c["chunk_id"],
+            c["book_id"],
+            f("bm25", 2),
+            f("dense", 3),
+            f("fused", 4),
+            f("sentence", 3),
+            f("rerank", 2)
+        );
+    }
+    Ok(())
+}

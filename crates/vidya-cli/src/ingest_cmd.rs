@@ -1,0 +1,151 @@
+//! `vidya ingest`: adds books (PDF, TXT, MD, DOCX, or folders of them) with a progress bar;
+//! Ctrl-C stops the book being read and keeps the earlier ones.
+
+use crate::index_cmd;
+use crate::output::{self, plural};
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use vidya_core::ingest::{self, IngestOptions, Progress};
+use vidya_core::{Library, VidyaError};
+
+pub(crate) fn run(
+    library: &Path,
+    paths: &[PathBuf],
+    title: Option<String>,
+    no_embed: bool,
+) -> Result<ExitCode> {
+    let mut books = Vec::new();
+    let mut failed = 0usize;
+    for p in paths {
+        match ingest::plan(p) {
+            Ok(b) => books.extend(b),
+            Err(e) => {
+                output::err_line(format!("error: {e}"));
+                failed += 1;
+            }
+        }
+    }
+    if title.is_some() && books.len() > 1 {
+        return Err(VidyaError::BadOption(format!(
+            "--title names one book, but {} books were given: add them one at a time to give each a title",
+            books.len()
+        ))
+        .into());
+    }
+    if books.is_empty() {
+        return Ok(ExitCode::FAILURE);
+    }
+    let mut lib = Library::open(library)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let c = cancel.clone();
+        // A second Ctrl-C ends the process at once (the transaction keeps the library whole).
+        let _ = ctrlc::set_handler(move || {
+            if c.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    }
+    let embedder = if no_embed {
+        None
+    } else {
+        index_cmd::embedder_for_ingest()
+    };
+    let opts = IngestOptions {
+        title,
+        cancel: Some(cancel.clone()),
+        embedder: embedder.clone(),
+        replaces: None,
+    };
+    for src in &books {
+        let bar = ProgressBar::new(100);
+        bar.set_style(
+            ProgressStyle::with_template("{msg:50!} [{bar:30}] {percent:>3}% ({eta})")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        let name = src
+            .path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        bar.set_message(name.clone());
+        let result = ingest::ingest_book(&mut lib, src, &opts, &mut |p| match p {
+            Progress::Reading {
+                file,
+                file_index,
+                files,
+                page,
+                pages,
+                ..
+            } => {
+                let pages = pages.max(1);
+                bar.set_position(((file_index * 100 + page * 100 / pages) / files.max(1)) as u64);
+                bar.set_message(if files > 1 {
+                    format!(
+                        "{name}: {file} ({}/{files}), page {page}/{pages}",
+                        file_index + 1
+                    )
+                } else {
+                    format!("{name}: page {page}/{pages}")
+                });
+            }
+            Progress::Indexing => bar.set_message(format!("{name}: chunking")),
+            Progress::Embedding { done, total } => {
+                bar.set_position((done * 100 / total.max(1)) as u64);
+                bar.set_message(format!("{name}: embedding chunk {done}/{total}"));
+            }
+            Progress::Writing => bar.set_message(format!("{name}: saving")),
+        });
+        bar.finish_and_clear();
+        // Summary lines are best effort: a closed stdout must not stop the ingest of the
+        // remaining books.
+        match result {
+            Ok(r) if r.already_present => {
+                let _ = output::line(format!(
+                    "Already in the library: \"{}\" (book {}), nothing to do.",
+                    r.title, r.book_id
+                ));
+            }
+            Ok(r) => {
+                let _ = output::line(format!(
+                    "Added \"{}\" (book {}, {}): {}, {}, {} in {:.1} s",
+                    r.title,
+                    r.book_id,
+                    r.language,
+                    plural(r.pages as i64, "page"),
+                    plural(r.chapters as i64, "chapter"),
+                    plural(r.chunks as i64, "chunk"),
+                    r.seconds
+                ));
+                for w in &r.warnings {
+                    let _ = output::line(format!("  note: {w}"));
+                }
+            }
+            Err(VidyaError::Cancelled) => {
+                output::err_line(format!(
+                    "stopped: {name} was not added; the library is unchanged."
+                ));
+                return Ok(ExitCode::from(130));
+            }
+            Err(e) => {
+                output::err_line(format!("error: {e}"));
+                failed += 1;
+            }
+        }
+    }
+    if let Some(e) = &embedder {
+        index_cmd::sync_dense(&lib, e);
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,197 @@
+//! Unit tests of [`super`]: roles, lockouts, sessions and their limits, device names.
+
+use super::*;
+
+#[test]
+fn every_route_is_declared_once() {
+    use vidya_core::app::roles::ROUTES;
+    let mut seen = HashSet::new();
+    for (m, p, _) in ROUTES {
+        assert!(seen.insert((m, p)), "{m} {p} declared twice");
+    }
+    assert_eq!(role_of("PUT", "/api/settings"), Some(Role::Teacher));
+    assert_eq!(role_of("POST", "/api/ask"), Some(Role::Student));
+    assert_eq!(role_of("POST", "/api/nothing"), None);
+}
+
+#[test]
+fn wrong_codes_lock_an_address_out_for_a_while() {
+    let a = Access::new(true, vec![]);
+    let code = a.code().unwrap();
+    let wrong = if code == "000000" { "111111" } else { "000000" };
+    let ip: IpAddr = "192.168.1.20".parse().unwrap();
+    for _ in 0..MAX_TRIES {
+        let r = a.join(ip, wrong, "x").unwrap_err();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    }
+    // Locked: even the right code waits.
+    assert_eq!(
+        a.join(ip, &code, "Asha").unwrap_err().status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    // Another device is not locked.
+    let other: IpAddr = "192.168.1.21".parse().unwrap();
+    assert!(a.join(other, &code, "Ravi").is_ok());
+}
+
+#[test]
+fn pin_guesses_sent_at_once_and_joining_do_not_get_past_the_lockout() {
+    let a = std::sync::Arc::new(Access::new(true, vec![]));
+    let ip: IpAddr = "192.168.1.30".parse().unwrap();
+    // 30 guesses at once, each check slow (PBKDF2): only MAX_TRIES are checked at all.
+    let checked = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let guesses: Vec<_> = (0..30)
+        .map(|_| {
+            let (a, checked) = (a.clone(), checked.clone());
+            std::thread::spawn(move || {
+                a.teacher_login(ip, || {
+                    checked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_millis(50));
+                    false
+                })
+                .unwrap_err()
+                .status()
+            })
+        })
+        .collect();
+    let statuses: Vec<StatusCode> = guesses.into_iter().map(|g| g.join().unwrap()).collect();
+    assert_eq!(
+        checked.load(std::sync::atomic::Ordering::SeqCst),
+        MAX_TRIES,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|s| **s == StatusCode::TOO_MANY_REQUESTS)
+            .count(),
+        30 - MAX_TRIES as usize
+    );
+    // Joining with the class code (once the wait is over) does not reset the count: the
+    // next wrong PIN locks the address again at once.
+    let code = a.code().unwrap();
+    a.lock().failures.get_mut(&ip).unwrap().until = None;
+    assert!(a.join(ip, &code, "Asha").is_ok());
+    assert_eq!(
+        a.teacher_login(ip, || false).unwrap_err().status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        a.teacher_login(ip, || true).unwrap_err().status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+}
+
+#[test]
+fn ending_the_class_ends_every_session() {
+    let a = Access::new(true, vec![]);
+    let code = a.code().unwrap();
+    let ip: IpAddr = "10.0.0.5".parse().unwrap();
+    let t = a.join(ip, &code, " Asha\u{7} ").unwrap();
+    assert_eq!(a.name_of(&t).as_deref(), Some("Asha"));
+    a.begin_question(&t).unwrap();
+    assert_eq!(
+        a.begin_question(&t).unwrap_err().status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "one question in flight"
+    );
+    a.end_question(&t, Some(7));
+    assert!(a.owns(&t, 7) && !a.owns(&t, 8));
+    a.end_class();
+    assert!(a.name_of(&t).is_none());
+    assert_eq!(
+        a.join(ip, &code, "Asha").unwrap_err().status(),
+        StatusCode::NOT_FOUND
+    );
+    let new = a.start_class().unwrap();
+    assert!(a.join(ip, &new, "Asha").is_ok());
+}
+
+#[test]
+fn only_this_machine_is_the_teacher() {
+    let own: IpAddr = "192.168.1.5".parse().unwrap();
+    let a = Access::new(true, vec![own]);
+    let jar = CookieJar::new();
+    for ip in ["127.0.0.1", "::1", "192.168.1.5", "::ffff:127.0.0.1"] {
+        assert_eq!(
+            a.caller(Some(ip.parse().unwrap()), &jar),
+            Caller::Teacher,
+            "{ip}"
+        );
+    }
+    for ip in ["127.0.0.2", "192.168.1.6", "10.0.0.1"] {
+        assert_eq!(
+            a.caller(Some(ip.parse().unwrap()), &jar),
+            Caller::Anonymous,
+            "{ip}"
+        );
+    }
+}
+
+#[test]
+fn an_address_keeps_few_sessions_the_class_has_a_cap_and_idle_sessions_end() {
+    let a = Access::new(true, vec![]);
+    let code = a.code().unwrap();
+    let t0 = Instant::now();
+    let ip: IpAddr = "10.0.0.9".parse().unwrap();
+    let tokens: Vec<String> = (0..SESSIONS_PER_ADDRESS + 2)
+        .map(|i| {
+            let at = t0 + Duration::from_secs(i as u64);
+            a.join_at(ip, &code, "Ravi", at).unwrap()
+        })
+        .collect();
+    let alive: Vec<bool> = tokens.iter().map(|t| a.name_of(t).is_some()).collect();
+    assert_eq!(alive.iter().filter(|x| **x).count(), SESSIONS_PER_ADDRESS);
+    assert!(
+        !alive[0] && !alive[1] && alive[2],
+        "the oldest ended: {alive:?}"
+    );
+
+    // Other addresses fill the class up to its cap.
+    let later = t0 + Duration::from_secs(60);
+    for i in 0..MAX_STUDENTS - SESSIONS_PER_ADDRESS {
+        let ip = IpAddr::from([10, 1, (i / 250) as u8, (i % 250) as u8]);
+        a.join_at(ip, &code, "x", later).unwrap();
+    }
+    let full = a
+        .join_at("10.9.9.9".parse().unwrap(), &code, "Meena", later)
+        .unwrap_err();
+    assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE);
+
+    // A session in use stays; one left idle ends, and its place is free again.
+    let idle_for = Duration::from_secs(SESSION_IDLE_S + 1);
+    let used = &tokens[SESSIONS_PER_ADDRESS + 1];
+    let soon = later + idle_for - Duration::from_secs(120);
+    assert_eq!(a.caller_at(used, soon), Caller::Student(used.clone()));
+    let gone = &tokens[2];
+    assert_eq!(a.caller_at(gone, later + idle_for), Caller::Anonymous);
+    assert_eq!(
+        a.caller_at(used, later + idle_for),
+        Caller::Student(used.clone())
+    );
+    assert!(a
+        .join_at(
+            "10.9.9.9".parse().unwrap(),
+            &code,
+            "Meena",
+            later + idle_for
+        )
+        .is_ok());
+    assert!(
+        a.students().len() <= SESSIONS_PER_ADDRESS,
+        "the idle ones were swept"
+    );
+}
+
+#[test]
+fn names_lose_invisible_characters_and_need_a_letter() {
+    assert_eq!(
+        clean_name("Asha\u{202E}\u{200B}\u{2066} 7").as_deref(),
+        Some("Asha 7")
+    );
+    // The joiners Indic scripts need stay.
+    assert_eq!(clean_name("क्\u{200D}ष").as_deref(), Some("क्\u{200D}ष"));
+    for bad in ["", "  ", "\u{200B}\u{202E}", "\u{200D}", "\u{7}"] {
+        assert_eq!(clean_name(bad), None, "{bad:?}");
+    }
+}

@@ -1,0 +1,144 @@
+//! `POST /api/ask`: a question, answered as one JSON object (`"stream": false`) or as an
+//! event stream (`sources`, `queued`, `token`, then `answer` or `error`). A student's
+//! question counts against their session's limits; closing the stream, or hanging up on a
+//! `"stream": false` request, cancels the question.
+
+use crate::access::{Access, Caller};
+use crate::{blocking, check_owner, event, json_body, sse, ApiError};
+use axum::body::Bytes;
+use axum::extract::{Extension, State};
+use axum::response::sse::Event;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use vidya_core::app::{App, AskControl, AskEvent, AskRequest, ErrorBody};
+
+/// A student's question in flight: ends it (and records its conversation) when dropped.
+struct InFlight {
+    access: Arc<Access>,
+    token: Option<String>,
+    conversation: Option<i64>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(t) = &self.token {
+            self.access.end_question(t, self.conversation);
+        }
+    }
+}
+
+/// Sets its flag when dropped: the handler of a `stream: false` question was dropped
+/// because its client hung up (or it ended; then the flag is no longer read).
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// `POST /api/ask` (see the crate docs).
+pub async fn ask(
+    State(app): State<Arc<App>>,
+    Extension(access): Extension<Arc<Access>>,
+    Extension(caller): Extension<Caller>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let req: AskRequest = json_body(&body, r#"{"question": "..."}"#)?;
+    app.check_request(&req)?;
+    let token = match &caller {
+        Caller::Student(t) => {
+            if let Some(id) = req.conversation {
+                check_owner(&access, &caller, id)?;
+            }
+            if let Err(refused) = access.begin_question(t) {
+                return Ok(refused);
+            }
+            Some(t.clone())
+        }
+        _ => None,
+    };
+    let flight = InFlight {
+        access,
+        token,
+        conversation: req.conversation,
+    };
+    let teacher = matches!(caller, Caller::Teacher);
+    if !req.stream.unwrap_or(true) {
+        // The client hung up (hyper drops this future): the question leaves the queue, or
+        // the model stops mid-answer.
+        let cancel = Arc::new(AtomicBool::new(false));
+        let _hung_up = CancelOnDrop(cancel.clone());
+        let answer = blocking(move || {
+            let mut flight = flight;
+            let answer = app.ask_with(
+                &req,
+                &mut |_| {},
+                AskControl {
+                    teacher,
+                    on_queue: &mut |_| {},
+                    cancel: Some(cancel),
+                    on_sources: &mut |_| {},
+                },
+            )?;
+            flight.conversation = answer.conversation_id.or(flight.conversation);
+            Ok(answer)
+        })
+        .await?;
+        return Ok(Json(answer).into_response());
+    }
+    let (tx, rx) = mpsc::unbounded_channel::<Event>();
+    // The page closed or the student pressed Cancel: the question leaves the queue, or the
+    // model stops mid-answer.
+    let cancel = Arc::new(AtomicBool::new(false));
+    // Dropped when the answer is done, so the watcher lets go of its sender and the stream
+    // can end.
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
+    {
+        let (tx, cancel) = (tx.clone(), cancel.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = tx.closed() => cancel.store(true, Ordering::SeqCst),
+                _ = done_rx => {}
+            }
+        });
+    }
+    tokio::task::spawn_blocking(move || {
+        let _done = done_tx;
+        let mut flight = flight;
+        let token_tx = tx.clone();
+        let mut on_token = move |t: &str| {
+            let _ = token_tx.send(event(&AskEvent::Token {
+                text: t.to_string(),
+            }));
+        };
+        let queue_tx = tx.clone();
+        let mut on_queue = move |ahead: usize| {
+            let _ = queue_tx.send(event(&AskEvent::Queued { ahead }));
+        };
+        let sources_tx = tx.clone();
+        let mut on_sources = move |c: &[vidya_core::answer::Citation]| {
+            let _ = sources_tx.send(event(&AskEvent::Sources {
+                citations: c.to_vec(),
+            }));
+        };
+        let ctl = AskControl {
+            teacher,
+            on_queue: &mut on_queue,
+            cancel: Some(cancel),
+            on_sources: &mut on_sources,
+        };
+        let last = match app.ask_with(&req, &mut on_token, ctl) {
+            Ok(a) => {
+                flight.conversation = a.conversation_id.or(flight.conversation);
+                AskEvent::Answer(Box::new(a))
+            }
+            Err(e) => AskEvent::Error(ErrorBody::from(&e)),
+        };
+        let _ = tx.send(event(&last));
+    });
+    Ok(sse(rx))
+}
