@@ -156,14 +156,14 @@ pub fn standard_configs(has_reranker: bool) -> Vec<NamedConfig> {
         (
             "hybrid-weighted",
             PipelineConfig {
-                fusion: Fusion::Weighted { dense: 0.5 },
+                fusion: Fusion::default(),
                 ..retrieval_only.clone()
             },
         ),
         (
             "hybrid+rescore",
             PipelineConfig {
-                fusion: Fusion::Weighted { dense: 0.5 },
+                fusion: Fusion::default(),
                 rescore: true,
                 ..retrieval_only.clone()
             },

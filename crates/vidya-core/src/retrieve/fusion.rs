@@ -28,12 +28,26 @@ pub enum Fusion {
     },
 }
 
-/// The default: weighted fusion with equal weights. Measured with `vidya eval` on this
-/// machine's data: BEIR SciFact nDCG@10 0.730 against 0.712 for RRF (k = 60); Biology 2e QA
-/// page-level recall@5 0.907 for both, MRR@5 0.811 against 0.802.
+/// The dense list's weight in the default fusion ([`Fusion::default`]), for questions in
+/// Latin letters (English, Hinglish). Chosen on BEIR SciFact's train judgements (809 queries:
+/// nDCG@10 0.742 at 0.5, 0.748 at 0.4, 0.749 at 0.3, 0.734 at 0.6) and the student dev split
+/// (hit@3 0.857 at 0.5, 0.875 at 0.4, 0.857 at 0.3); questions in an Indic script keep
+/// [`INDIC_DENSE_WEIGHT`] (`retrieve::pipeline`).
+pub const DENSE_WEIGHT: f32 = 0.4;
+
+/// The dense list's weight for a question in an Indic script with no English terms found:
+/// BM25 over it is the weaker list (XQuAD hi→en recall@5 0.943 at 0.5, 0.907 at 0.4).
+pub const INDIC_DENSE_WEIGHT: f32 = 0.5;
+
+/// The default: weighted fusion, the dense list weighted [`DENSE_WEIGHT`]. Weighted fusion
+/// against RRF (k = 60), measured with `vidya eval` on this machine's data at equal weights:
+/// BEIR SciFact nDCG@10 0.730 against 0.712; Biology 2e QA page-level recall@5 0.907 for
+/// both, MRR@5 0.811 against 0.802.
 impl Default for Fusion {
     fn default() -> Self {
-        Fusion::Weighted { dense: 0.5 }
+        Fusion::Weighted {
+            dense: DENSE_WEIGHT,
+        }
     }
 }
 

@@ -615,6 +615,13 @@ impl Retriever {
                     (true, Fusion::Weighted { .. }) => Fusion::Weighted {
                         dense: CROSS_LINGUAL_DENSE_WEIGHT,
                     },
+                    (false, Fusion::Weighted { .. })
+                        if crate::text::script::indic_share(original_question) >= 0.5 =>
+                    {
+                        Fusion::Weighted {
+                            dense: super::fusion::INDIC_DENSE_WEIGHT,
+                        }
+                    }
                     (_, f) => f,
                 };
                 fuse(&bm25_hits, &dense_hits, fusion)

@@ -31,6 +31,11 @@ pub const B: f32 = 0.75;
 /// The average chunk length assumed for an empty library (terms; the `bm25` crate's fallback).
 pub const FALLBACK_AVGDL: f32 = 256.0;
 
+/// Seconds after a load before the whole word index is checked ([`postings::verify`], about
+/// a second on a school's shelf of 100,000 chunks on a 2-core laptop): the window has
+/// started and its first question has been answered by then.
+pub const CHECK_AFTER_S: u64 = 10;
+
 /// A retrieved chunk.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
@@ -77,8 +82,8 @@ pub struct Mender {
 
 impl Mender {
     /// Asks for book `book_id` (or, with `None`, the whole index) to be checked and mended,
-    /// and starts the thread if it is not running.
-    fn request(self: &Arc<Self>, book_id: Option<i64>) {
+    /// and starts the thread if it is not running; it begins after `delay`.
+    fn request(self: &Arc<Self>, book_id: Option<i64>, delay: std::time::Duration) {
         match book_id {
             Some(id) => {
                 self.pending
@@ -95,6 +100,7 @@ impl Mender {
         let started = std::thread::Builder::new()
             .name("vidya-bm25-mend".into())
             .spawn(move || {
+                std::thread::sleep(delay);
                 loop {
                     if let Err(e) = me.mend_once() {
                         tracing::warn!(error = %e, "the word index could not be mended: it is tried again at the next start");
@@ -113,6 +119,7 @@ impl Mender {
     }
 
     fn mend_once(&self) -> Result<()> {
+        let started = std::time::Instant::now();
         let lib = Library::open_existing(&self.dir)?;
         let mut ids: BTreeSet<i64> =
             std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()));
@@ -122,6 +129,11 @@ impl Mender {
         }
         let ids: Vec<i64> = ids.into_iter().collect();
         titles.extend(postings::rebuild(&lib.conn, &ids).map_err(|e| lib.db_err(e))?);
+        tracing::info!(
+            ms = started.elapsed().as_millis() as u64,
+            mended = titles.len(),
+            "the word index was checked"
+        );
         if titles.is_empty() {
             return Ok(());
         }
@@ -170,11 +182,18 @@ impl Bm25Index {
     /// Opens the word index of `lib`. A book with no index (a library from before the
     /// index's v7, an interrupted repair) is indexed first, from its stored terms
     /// ([`postings::repair`]); [`Bm25Index::repaired`] names those books. Then the whole
-    /// index is checked beside the questions ([`Bm25Index::mender`]).
+    /// index is checked beside the questions ([`Bm25Index::mender`]), [`CHECK_AFTER_S`]
+    /// seconds later (a one-question command has ended by then and skips it).
     ///
     /// Errors: database errors (the library cannot be opened again, or written when a book
     /// needs indexing).
     pub fn load(lib: &Library) -> Result<Self> {
+        Self::load_checked_after(lib, std::time::Duration::from_secs(CHECK_AFTER_S))
+    }
+
+    /// [`Bm25Index::load`] with the whole check after `delay` (tests: at once).
+    /// Errors: as [`Bm25Index::load`].
+    pub fn load_checked_after(lib: &Library, delay: std::time::Duration) -> Result<Self> {
         let own = Library::open_existing(lib.dir())?;
         let repaired = postings::repair(&own.conn).map_err(|e| own.db_err(e))?;
         if !repaired.is_empty() {
@@ -189,7 +208,7 @@ impl Bm25Index {
             running: AtomicBool::new(false),
             mended: Mutex::new(Vec::new()),
         });
-        mender.request(None);
+        mender.request(None, delay);
         Ok(Self {
             lib: Mutex::new(own),
             totals,
@@ -234,7 +253,7 @@ impl Bm25Index {
     /// A read of the index failed: it is checked whole, beside the questions.
     fn unreadable(&self, e: &rusqlite::Error) {
         tracing::warn!(error = %e, "the word index could not be read: it is checked and mended beside the questions");
-        self.mender.request(None);
+        self.mender.request(None, std::time::Duration::ZERO);
     }
 
     fn doc_freq(&self, term: &str) -> u64 {
@@ -304,7 +323,8 @@ impl Bm25Index {
                         term,
                         "the word index of this book is damaged: it is indexed again beside the questions"
                     );
-                    self.mender.request(Some(row.book_id));
+                    self.mender
+                        .request(Some(row.book_id), std::time::Duration::ZERO);
                     continue;
                 };
                 for p in list {
@@ -583,7 +603,7 @@ mod tests {
 
     /// Loads the index and lets its first whole check finish.
     fn loaded(lib: &Library) -> Bm25Index {
-        let index = Bm25Index::load(lib).unwrap();
+        let index = Bm25Index::load_checked_after(lib, std::time::Duration::ZERO).unwrap();
         assert!(index.mender().wait_idle(std::time::Duration::from_secs(30)));
         index
     }
@@ -643,7 +663,7 @@ mod tests {
             "UPDATE bm25_books SET chunks = chunks - 1, \"check\" = 0 WHERE book_id = 1 AND ?1 != ''",
         ] {
             assert_eq!(lib.conn.execute(damage, [&energy]).unwrap(), 1, "{damage}");
-            let index = Bm25Index::load(&lib).unwrap();
+            let index = Bm25Index::load_checked_after(&lib, std::time::Duration::ZERO).unwrap();
             assert_eq!(mended(&index), ["Science".to_string()], "{damage}");
             assert_same(&index, &lib);
         }

@@ -26,7 +26,7 @@
 //! transaction as its chunks, so a crash leaves the index and the chunks consistent.
 
 use rusqlite::{params, Connection, OptionalExtension};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One chunk's entry in a term's postings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -282,24 +282,34 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
         })?;
         rows.collect::<rusqlite::Result<_>>()?
     };
-    let mut st = conn.prepare("SELECT \"check\" FROM bm25_postings WHERE book_id = ?1")?;
+    // One pass over the table in its own order (a scan reads each page once; a lookup per
+    // book through the book_id index would read them in random order).
+    let mut found: HashMap<i64, (i64, i64)> = HashMap::new();
+    {
+        let mut st = conn.prepare("SELECT book_id, \"check\" FROM bm25_postings")?;
+        let mut q = st.query([])?;
+        while let Some(r) = q.next()? {
+            let e = found.entry(r.get(0)?).or_default();
+            e.0 += 1;
+            e.1 = e.1.wrapping_add(r.get::<_, i64>(1)?);
+        }
+    }
     let mut damaged = Vec::new();
     for (book_id, chunks, terms, rows, check, stored_chunks) in books {
-        let (mut n, mut sum) = (0i64, 0i64);
-        let mut q = st.query([book_id])?;
-        while let Some(r) = q.next()? {
-            n += 1;
-            sum = sum.wrapping_add(r.get::<_, i64>(0)?);
-        }
+        let (n, sum) = found.remove(&book_id).unwrap_or_default();
         if chunks != stored_chunks || n != rows || book_check(chunks, terms, rows, sum) != check {
             damaged.push(book_id);
         }
     }
+    // Rows of a book the index does not list (its bm25_books row was lost, or rows of a
+    // book that is gone): indexed again, or removed.
+    damaged.extend(found.into_keys());
+    damaged.sort_unstable();
     Ok(damaged)
 }
 
 /// Indexes books `ids` again from the terms stored with their chunks, each in its own
-/// transaction (a book deleted meanwhile is skipped). Returns their titles.
+/// transaction (the rows of an id that is no book are removed). Returns their titles.
 pub fn rebuild(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<String>> {
     let mut done = Vec::with_capacity(ids.len());
     for &book_id in ids {
@@ -309,11 +319,13 @@ pub fn rebuild(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<String>> 
                 r.get(0)
             })
             .optional()?;
-        let Some(title) = title else {
-            continue;
-        };
         tx.execute("DELETE FROM bm25_postings WHERE book_id = ?1", [book_id])?;
         tx.execute("DELETE FROM bm25_books WHERE book_id = ?1", [book_id])?;
+        let Some(title) = title else {
+            // Rows of a book that is gone: removed.
+            tx.commit()?;
+            continue;
+        };
         let chunks: Vec<(i64, String)> = {
             let mut st =
                 tx.prepare("SELECT id, terms FROM chunks WHERE book_id = ?1 ORDER BY id")?;
