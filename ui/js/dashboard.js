@@ -46,7 +46,7 @@ function columns(values, behind, format) {
     const vh = (v / max) * h;
     s.append(svg('rect', { x, y: h - vh, width: bw, height: Math.max(vh, 1), fill: '#1f6f50' }));
   });
-  s.append(svg('text', { x: 0, y: h + 13 }, `max ${format(max)}`));
+  s.append(svg('text', { x: 0, y: h + 13 }, t('dash.max', { value: format(max) })));
   return s;
 }
 

@@ -61,6 +61,18 @@ export function apply(root) {
   });
 }
 
+/** The first of the browser's preferred languages that the interface has (a student's
+ * phone set to Hindi opens the join page in Hindi), if any. */
+export function browserLanguage() {
+  const have = MENU.map(([code]) => code);
+  const wanted = (navigator.languages && navigator.languages.length) ? navigator.languages : [navigator.language || ''];
+  for (const tag of wanted) {
+    const code = String(tag).toLowerCase().split('-')[0];
+    if (have.includes(code)) return code;
+  }
+  return null;
+}
+
 /** The language saved in this browser, if any. */
 export function savedLanguage() {
   try { return localStorage.getItem('vidya.ui_language'); } catch { return null; }

@@ -49,7 +49,7 @@ function showJoin(ended) {
 
 // A student's device: the Ask screen alone, their own conversations, no teacher screens.
 async function startStudent(me) {
-  await i18n.setLanguage(i18n.savedLanguage() || 'en');
+  await i18n.setLanguage(i18n.savedLanguage() || i18n.browserLanguage() || 'en');
   $('ui-language').value = i18n.language();
   $('ui-language').addEventListener('change', async (e) => {
     await i18n.setLanguage(e.target.value);

@@ -36,7 +36,12 @@ pub const MAX_TRIES: u32 = 5;
 pub const FIRST_LOCKOUT_S: u64 = 30;
 /// The longest wait (seconds).
 pub const MAX_LOCKOUT_S: u64 = 15 * 60;
-/// Questions one student may send per minute.
+/// Wrong teacher PINs all devices together may send before PIN sign-in waits: the wait
+/// starts at [`FIRST_LOCKOUT_S`] and doubles with each further wrong PIN, up to
+/// [`MAX_LOCKOUT_S`] (the laptop itself needs no PIN). The count starts again after an hour
+/// without a wrong PIN.
+pub const MAX_PIN_TRIES_ALL: u32 = 20;
+/// Questions one device (address) may send per minute.
 pub const QUESTIONS_PER_MINUTE: usize = 10;
 /// Name of the session cookie.
 pub const COOKIE: &str = "vidya_session";
@@ -44,11 +49,17 @@ pub const COOKIE: &str = "vidya_session";
 pub const MAX_NAME_CHARS: usize = 40;
 /// Sessions one device address may hold: joining once more ends its least recently used
 /// (a browser that lost its cookie joins again; a script cannot pile sessions up).
-pub const SESSIONS_PER_ADDRESS: usize = 4;
+pub const SESSIONS_PER_ADDRESS: usize = 2;
 /// Devices one class may have at once (a computer lab, or two classes together, with room).
 pub const MAX_STUDENTS: usize = 250;
 /// A session unused this long ends (seconds): longer than any lesson, shorter than a night.
 pub const SESSION_IDLE_S: u64 = 4 * 3600;
+/// Largest request body another device may send (bytes): a question, a join, a page request
+/// (a question is cut at 2,000 characters; uploads are the teacher's alone).
+pub const MAX_OTHER_BODY_BYTES: usize = 64 * 1024;
+/// Seconds another device's request body may take to arrive once its head has: a body sent
+/// a byte at a time would otherwise hold its connection open for ever.
+pub const BODY_READ_S: u64 = 10;
 
 /// Who is calling, as [`guard`] found out (put in the request's extensions).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +83,6 @@ struct Student {
     seen: Instant,
     conversations: HashSet<i64>,
     asking: bool,
-    recent: VecDeque<Instant>,
     questions: u32,
 }
 
@@ -80,6 +90,8 @@ struct Student {
 struct Failures {
     wrong: u32,
     until: Option<Instant>,
+    /// The last wrong one.
+    last: Option<Instant>,
 }
 
 #[derive(Debug, Default)]
@@ -90,6 +102,12 @@ struct Inner {
     /// request.
     teachers: HashMap<String, Instant>,
     failures: HashMap<IpAddr, Failures>,
+    /// When each address asked its questions of the last minute (kept when its sessions end,
+    /// so joining again does not start the count again).
+    asked: HashMap<IpAddr, VecDeque<Instant>>,
+    /// Wrong teacher PINs from all devices together (many addresses must not mean many
+    /// guesses).
+    pin_failures: Failures,
 }
 
 /// The access state of one server: classroom mode, join code, student sessions, lockouts.
@@ -132,21 +150,29 @@ fn new_token() -> String {
 /// and the `Cf` characters of UTS #39's restricted list.
 fn is_invisible(c: char) -> bool {
     matches!(c,
-        '\u{061C}' | '\u{180E}' | '\u{200B}' | '\u{200E}' | '\u{200F}'
-        | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}'
-        | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}' | '\u{200E}' | '\u{200F}'
+        | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}'
+        | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
 }
 
 /// The device name a student typed: control and invisible characters ([`is_invisible`])
-/// removed, trimmed, at most [`MAX_NAME_CHARS`] characters. `None` when no letter or digit
-/// is left.
+/// removed, runs of spaces made one, trimmed, at most [`MAX_NAME_CHARS`] characters. `None`
+/// when no visible letter or digit is left.
 pub fn clean_name(name: &str) -> Option<String> {
-    let n: String = name
+    let visible: String = name
         .chars()
         .filter(|c| !c.is_control() && !is_invisible(*c))
+        .collect();
+    let n: String = visible
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
         .take(MAX_NAME_CHARS)
         .collect();
-    let n = n.trim().to_string();
+    let n = n.trim_end().to_string();
     n.chars().any(char::is_alphanumeric).then_some(n)
 }
 
@@ -159,6 +185,11 @@ fn idle(seen: Instant, now: Instant) -> bool {
 fn sweep(inner: &mut Inner, now: Instant) {
     inner.students.retain(|_, s| !idle(s.seen, now));
     inner.teachers.retain(|_, seen| !idle(*seen, now));
+    // Wrong codes are remembered while they matter: a day without one forgets them.
+    inner.failures.retain(|_, f| {
+        f.last
+            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(24 * 3600))
+    });
 }
 
 /// The refusal for an address that sent too many wrong codes or PINs, while it must wait.
@@ -168,14 +199,43 @@ fn locked(inner: &mut Inner, ip: IpAddr, now: Instant) -> Option<Response> {
     Some(refuse(
         StatusCode::TOO_MANY_REQUESTS,
         "locked",
-        format!("too many wrong codes from this device: wait {wait} s, then type the code on your teacher's screen"),
+        format!("too many wrong codes or PINs from this device: wait {wait} s, then type the code on your teacher's screen"),
     ))
+}
+
+/// The refusal while PIN sign-in waits for everyone ([`MAX_PIN_TRIES_ALL`]).
+fn pin_locked(inner: &Inner, now: Instant) -> Option<Response> {
+    let until = inner.pin_failures.until.filter(|u| *u > now)?;
+    let wait = (until - now).as_secs() + 1;
+    Some(refuse(
+        StatusCode::TOO_MANY_REQUESTS,
+        "locked",
+        format!("too many wrong teacher PINs were typed: wait {wait} s, or use Vidya on the laptop itself, which needs no PIN"),
+    ))
+}
+
+/// Counts a wrong PIN for all devices together ([`MAX_PIN_TRIES_ALL`]).
+fn pin_failed(inner: &mut Inner, now: Instant) {
+    let f = &mut inner.pin_failures;
+    if f.last
+        .is_some_and(|t| now.duration_since(t) > Duration::from_secs(3600))
+    {
+        *f = Failures::default();
+    }
+    f.wrong += 1;
+    f.last = Some(now);
+    if f.wrong >= MAX_PIN_TRIES_ALL {
+        let doublings = (f.wrong - MAX_PIN_TRIES_ALL).min(10);
+        f.until =
+            Some(now + Duration::from_secs((FIRST_LOCKOUT_S << doublings).min(MAX_LOCKOUT_S)));
+    }
 }
 
 /// Counts a wrong code or PIN from `ip`; from the [`MAX_TRIES`]th on, the address waits.
 fn failed(inner: &mut Inner, ip: IpAddr, now: Instant) {
     let f = inner.failures.entry(ip).or_default();
     f.wrong += 1;
+    f.last = Some(now);
     if f.wrong >= MAX_TRIES {
         let doublings = (f.wrong - MAX_TRIES).min(10);
         let secs = (FIRST_LOCKOUT_S << doublings).min(MAX_LOCKOUT_S);
@@ -283,9 +343,10 @@ impl Access {
         Caller::Anonymous
     }
 
-    /// The teacher signs in from another device: `pin_ok` is the PIN check's verdict, run
-    /// only when the address is not locked out (`check` is called then). Returns the session
-    /// token. Errors (already a response): locked out (429), wrong PIN (403).
+    /// The teacher signs in from another device: `check` is the PIN check, run only when
+    /// neither the address nor PIN sign-in as a whole ([`MAX_PIN_TRIES_ALL`]) is locked out.
+    /// Returns the session token. Errors (already a response): locked out (429), wrong PIN
+    /// (403).
     #[allow(clippy::result_large_err)]
     pub fn teacher_login(
         &self,
@@ -297,10 +358,11 @@ impl Access {
             // Counted as wrong before the (slow) check runs, under the same lock as the
             // lockout test: guesses sent at once cannot all pass the lockout together.
             let mut inner = self.lock();
-            if let Some(refused) = locked(&mut inner, ip, now) {
+            if let Some(refused) = locked(&mut inner, ip, now).or_else(|| pin_locked(&inner, now)) {
                 return Err(refused);
             }
             failed(&mut inner, ip, now);
+            pin_failed(&mut inner, now);
         }
         if !check() {
             return Err(refuse(
@@ -311,6 +373,8 @@ impl Access {
         }
         let mut inner = self.lock();
         inner.failures.remove(&ip);
+        // The right PIN: this guess was not wrong after all.
+        inner.pin_failures.wrong = inner.pin_failures.wrong.saturating_sub(1);
         let token = new_token();
         sweep(&mut inner, now);
         inner.teachers.insert(token.clone(), now);
@@ -397,7 +461,6 @@ impl Access {
                 seen: now,
                 conversations: HashSet::new(),
                 asking: false,
-                recent: VecDeque::new(),
                 questions: 0,
             },
         );
@@ -424,38 +487,42 @@ impl Access {
             .is_some_and(|s| s.conversations.contains(&id))
     }
 
-    /// Marks a student's question as in flight. Errors (already a response): a question is
-    /// still being answered, or more than [`QUESTIONS_PER_MINUTE`] in the last minute (429);
-    /// the session ended (401).
+    /// Marks a student's question as in flight. One question in flight and
+    /// [`QUESTIONS_PER_MINUTE`] a minute are counted per address (over all its sessions).
+    /// Errors (already a response): a question is still being answered, or more than
+    /// [`QUESTIONS_PER_MINUTE`] in the last minute (429); the session ended (401).
     #[allow(clippy::result_large_err)]
     pub fn begin_question(&self, token: &str) -> Result<(), Response> {
         let now = Instant::now();
         let mut inner = self.lock();
-        let Some(s) = inner.students.get_mut(token) else {
+        let Some(s) = inner.students.get(token) else {
             return Err(ended());
         };
-        if s.asking {
+        let ip = s.ip;
+        // Counted per address, over all its sessions: joining again is no way round them.
+        if inner.students.values().any(|s| s.ip == ip && s.asking) {
             return Err(refuse(
                 StatusCode::TOO_MANY_REQUESTS,
                 "one_at_a_time",
                 "your last question is still being answered: wait for it, then ask the next one",
             ));
         }
-        while s
-            .recent
+        let asked = inner.asked.entry(ip).or_default();
+        while asked
             .front()
             .is_some_and(|t| now.duration_since(*t) > Duration::from_secs(60))
         {
-            s.recent.pop_front();
+            asked.pop_front();
         }
-        if s.recent.len() >= QUESTIONS_PER_MINUTE {
+        if asked.len() >= QUESTIONS_PER_MINUTE {
             return Err(refuse(
                 StatusCode::TOO_MANY_REQUESTS,
                 "rate_limited",
                 format!("at most {QUESTIONS_PER_MINUTE} questions a minute: wait a little, then ask again"),
             ));
         }
-        s.recent.push_back(now);
+        asked.push_back(now);
+        let s = inner.students.get_mut(token).expect("looked up above");
         s.asking = true;
         s.questions += 1;
         Ok(())
@@ -481,16 +548,13 @@ impl Access {
     /// Questions the class asked in the last 60 s (every joined device together).
     pub fn questions_last_minute(&self) -> usize {
         let now = Instant::now();
-        self.lock()
-            .students
-            .values()
-            .map(|s| {
-                s.recent
-                    .iter()
-                    .filter(|t| now.duration_since(**t) <= Duration::from_secs(60))
-                    .count()
-            })
-            .sum()
+        let mut inner = self.lock();
+        // Addresses with nothing in the last minute are forgotten here.
+        inner.asked.retain(|_, asked| {
+            asked.retain(|t| now.duration_since(*t) <= Duration::from_secs(60));
+            !asked.is_empty()
+        });
+        inner.asked.values().map(VecDeque::len).sum()
     }
 
     /// The joined devices: `{"name", "questions", "joined_s"}` (seconds since joining).
@@ -571,8 +635,51 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
             ),
         };
     }
+    if caller != Caller::Teacher {
+        req = match read_body(req).await {
+            Ok(r) => r,
+            Err(refused) => return refused,
+        };
+    }
     req.extensions_mut().insert(caller);
     next.run(req).await
+}
+
+/// Reads another device's request body whole, within [`BODY_READ_S`] and
+/// [`MAX_OTHER_BODY_BYTES`]. Errors (already a response): too large (413), too slow (408),
+/// the connection broke (400).
+async fn read_body(req: Request) -> Result<Request, Response> {
+    let too_large = || {
+        refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            "the request is too large: a question may be at most 2,000 characters",
+        )
+    };
+    let declared = req
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_OTHER_BODY_BYTES as u64) {
+        return Err(too_large());
+    }
+    let (parts, body) = req.into_parts();
+    let read = axum::body::to_bytes(body, MAX_OTHER_BODY_BYTES);
+    match tokio::time::timeout(Duration::from_secs(BODY_READ_S), read).await {
+        Ok(Ok(bytes)) => Ok(Request::from_parts(parts, axum::body::Body::from(bytes))),
+        Ok(Err(_)) if declared.is_none() => Err(too_large()),
+        Ok(Err(_)) => Err(refuse(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "the request broke off: check the connection to the teacher's laptop and try again",
+        )),
+        Err(_) => Err(refuse(
+            StatusCode::REQUEST_TIMEOUT,
+            "timeout",
+            "the request took too long to arrive: check the connection to the teacher's laptop and try again",
+        )),
+    }
 }
 
 /// True when some method of the route `pattern` is declared.

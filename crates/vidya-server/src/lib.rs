@@ -400,22 +400,26 @@ impl From<VidyaError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = match self.0.kind() {
-            "empty_question" | "bad_option" | "unsupported" | "empty" | "too_large" => {
-                StatusCode::BAD_REQUEST
-            }
-            "busy" => StatusCode::SERVICE_UNAVAILABLE,
-            "no_library"
-            | "empty_library"
-            | "no_such_book"
-            | "no_such_conversation"
-            | "no_page_image" => StatusCode::NOT_FOUND,
-            "scanned" | "garbled_text" | "legacy_font" | "encrypted" | "corrupt" => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
-            _ => StatusCode::INTERNAL_SERVER_ERROR,
-        };
-        (status, Json(error_json(&self.0))).into_response()
+        (status_of(&self.0), Json(error_json(&self.0))).into_response()
+    }
+}
+
+/// The HTTP status of an engine error.
+fn status_of(e: &VidyaError) -> StatusCode {
+    match e.kind() {
+        "empty_question" | "bad_option" | "unsupported" | "empty" | "too_large" => {
+            StatusCode::BAD_REQUEST
+        }
+        "busy" => StatusCode::SERVICE_UNAVAILABLE,
+        "no_library"
+        | "empty_library"
+        | "no_such_book"
+        | "no_such_conversation"
+        | "no_page_image" => StatusCode::NOT_FOUND,
+        "scanned" | "garbled_text" | "legacy_font" | "encrypted" | "corrupt" => {
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -561,7 +565,7 @@ fn page_refused_to_student(e: &VidyaError) -> Response {
             "that book is no longer in the library: ask your teacher".to_string(),
         ),
         _ => (
-            StatusCode::INTERNAL_SERVER_ERROR,
+            status_of(e),
             "this page cannot be drawn: the quoted sentences are the page's words; tell your teacher".to_string(),
         ),
     };

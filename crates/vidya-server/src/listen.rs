@@ -43,13 +43,13 @@ pub struct ConnectionLimits {
 pub const HEADER_READ_S: u64 = 15;
 
 /// Connections one other device may hold ([`ConnectionLimits::per_address`]): browsers open
-/// at most 6 per server (HTTP/1.1), so two browsers on one lab computer fit.
-pub const PER_ADDRESS: usize = 16;
+/// at most 6 per server (HTTP/1.1), with room for an answer stream beside them.
+pub const PER_ADDRESS: usize = 8;
 
-/// Connections all other devices may hold together ([`ConnectionLimits::others`]): 60
-/// students with a page and an answer stream open each use about 2; it stays well under the
-/// 1,024 descriptors a Linux process gets by default, leaving room for the library's files
-/// and the teacher.
+/// Connections all other devices may hold together ([`ConnectionLimits::others`]), first come,
+/// first served: 60 students with a page and an answer stream open each use about 2; it stays
+/// well under the 1,024 descriptors a Linux process gets by default, leaving room for the
+/// library's files and the teacher.
 pub const OTHERS: usize = 512;
 
 impl Default for ConnectionLimits {
@@ -234,12 +234,12 @@ mod tests {
         assert!(guard.0.is_empty() && guard.1 == 0, "{guard:?}");
     }
 
-    /// Reads until the server closes the socket; `None` if it is still open after 10 s.
+    /// Reads until the server closes the socket; `None` if it is still open after 20 s.
     async fn closed_by_server(sock: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
         use tokio::io::AsyncReadExt;
         let mut got = Vec::new();
         let read = sock.read_to_end(&mut got);
-        match tokio::time::timeout(Duration::from_secs(10), read).await {
+        match tokio::time::timeout(Duration::from_secs(20), read).await {
             Ok(_) => Some(got),
             Err(_) => None,
         }
@@ -319,6 +319,44 @@ mod tests {
         let answer = closed_by_server(&mut again).await.unwrap();
         assert!(
             answer.starts_with(b"HTTP/1.1 200"),
+            "{}",
+            String::from_utf8_lossy(&answer)
+        );
+        server.stop().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_body_sent_a_byte_at_a_time_is_refused_and_its_connection_freed() {
+        use tokio::io::AsyncWriteExt;
+        let dir = tempfile::tempdir().unwrap();
+        let app =
+            Arc::new(vidya_core::app::App::open(dir.path(), false, Default::default()).unwrap());
+        let bind: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let server = crate::Server::start_with(app, bind, true, dir.path(), limits(2, 100))
+            .await
+            .unwrap();
+        let port = server.addr().port();
+        let mut slow = connect("127.0.0.9", port).await;
+        slow.write_all(
+            b"POST /api/join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+        )
+        .await
+        .unwrap();
+        let answer = closed_by_server(&mut slow)
+            .await
+            .expect("the slow body is cut off");
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        // Too large for another device: refused before it is read.
+        let mut big = connect("127.0.0.9", port).await;
+        big.write_all(
+            b"POST /api/join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\nConnection: close\r\n\r\n",
+        )
+        .await
+        .unwrap();
+        let answer = closed_by_server(&mut big).await.unwrap();
+        assert!(
+            answer.starts_with(b"HTTP/1.1 413"),
             "{}",
             String::from_utf8_lossy(&answer)
         );

@@ -349,7 +349,8 @@ impl OllamaClient {
     }
 
     /// Streams a chat answer for `system` + `user`, calling `on_token` with each piece.
-    /// `cancel` stops it (returns [`LlmError::Cancelled`]). A stream that breaks off after some
+    /// `cancel` set to true stops it within [`CANCEL_POLL_MS`], before the first word or
+    /// while streaming (returns [`LlmError::Cancelled`]). A stream that breaks off after some
     /// text returns `Ok` with `complete: false` and the text kept.
     pub async fn chat_stream(
         &self,
@@ -377,13 +378,17 @@ impl OllamaClient {
             seconds: ms / 1000,
             stage: stage.into(),
         };
-        let mut stream =
-            tokio::time::timeout(first_timeout, self.ollama.send_chat_messages_stream(req))
-                .await
+        // Cancelling drops the request, which closes the connection: Ollama stops at once,
+        // even before its first word (a slow laptop model may take many seconds to it).
+        let send = tokio::time::timeout(first_timeout, self.ollama.send_chat_messages_stream(req));
+        let mut stream = tokio::select! {
+            sent = send => sent
                 .map_err(|_| {
                     timeout_err("waiting for the model", self.config.first_token_timeout_ms)
                 })?
-                .map_err(|e| self.classify(e))?;
+                .map_err(|e| self.classify(e))?,
+            _ = until_cancelled(cancel.as_deref()) => return Err(LlmError::Cancelled),
+        };
         let mut out = Generated::default();
         let mut pieces = 0usize;
         loop {
@@ -395,7 +400,11 @@ impl OllamaClient {
             } else {
                 Duration::from_millis(self.config.idle_timeout_ms)
             };
-            let next = match tokio::time::timeout(wait, stream.next()).await {
+            let next = tokio::select! {
+                next = tokio::time::timeout(wait, stream.next()) => next,
+                _ = until_cancelled(cancel.as_deref()) => return Err(LlmError::Cancelled),
+            };
+            let next = match next {
                 Ok(n) => n,
                 Err(_) if out.text.is_empty() => {
                     return Err(timeout_err(
@@ -506,6 +515,19 @@ fn reqwest_client(connect_timeout_ms: u64) -> reqwest::Client {
         .no_proxy()
         .build()
         .unwrap_or_default()
+}
+
+/// How often a streaming answer checks its cancel flag (ms).
+pub const CANCEL_POLL_MS: u64 = 100;
+
+/// Resolves once `flag` is true (checked every [`CANCEL_POLL_MS`]); never without a flag.
+async fn until_cancelled(flag: Option<&AtomicBool>) {
+    let Some(flag) = flag else {
+        return std::future::pending().await;
+    };
+    while !flag.load(Ordering::Relaxed) {
+        tokio::time::sleep(Duration::from_millis(CANCEL_POLL_MS)).await;
+    }
 }
 
 #[cfg(test)]

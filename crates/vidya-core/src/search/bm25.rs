@@ -645,7 +645,8 @@ mod tests {
             );
             assert_same(&index, &lib);
         }
-        assert_eq!(mended(&index).len(), 3);
+        // Each damage mended at least once (a second question may ask again meanwhile).
+        assert!(mended(&index).len() >= 3);
     }
 
     #[test]
@@ -696,6 +697,53 @@ mod tests {
         let mut titles = mended(&index);
         titles.sort();
         assert_eq!(titles, ["Maths".to_string(), "Science".to_string()]);
+        assert_same(&index, &lib);
+    }
+
+    #[test]
+    fn rows_of_unknown_books_values_of_the_wrong_type_and_foreign_tables_are_mended() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut lib = Library::open(dir.path()).unwrap();
+        lib.insert_book(&book("Science", 200, 1, None), || {})
+            .unwrap();
+        let energy = terms("energy").remove(0);
+        // As a tool that does not enforce foreign keys would write them.
+        lib.conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+        for damage in [
+            "INSERT INTO bm25_postings VALUES (?1, 99, 100000, 0, x'')",
+            "INSERT INTO bm25_books SELECT 99, 100000, 100, 0, 0 WHERE ?1 != ''",
+            "UPDATE bm25_postings SET df = 'seven' WHERE term = ?1",
+            "UPDATE bm25_postings SET postings = 'hello' WHERE term = ?1",
+            "UPDATE bm25_postings SET book_id = 'one' WHERE term = ?1",
+            "UPDATE bm25_books SET terms = 'many' WHERE ?1 != ''",
+            "UPDATE bm25_books SET chunks = 'lots' WHERE ?1 != ''",
+            "UPDATE bm25_books SET \"check\" = 'x' WHERE ?1 != ''",
+        ] {
+            assert_eq!(lib.conn.execute(damage, [&energy]).unwrap(), 1, "{damage}");
+            let index = loaded(&lib);
+            assert_eq!(index.len(), 200, "{damage}");
+            let _ = index.search(std::slice::from_ref(&energy), 10, None);
+            mended(&index);
+            assert_same(&index, &lib);
+            let strays: i64 = lib
+                .conn
+                .query_row(
+                    "SELECT (SELECT COUNT(*) FROM bm25_postings WHERE book_id != 1)
+                          + (SELECT COUNT(*) FROM bm25_books WHERE book_id != 1)",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(strays, 0, "{damage}");
+        }
+        // A table of that name with other columns is no word index: replaced at open.
+        lib.conn
+            .execute_batch("DROP TABLE bm25_postings; CREATE TABLE bm25_postings (x)")
+            .unwrap();
+        drop(lib);
+        let lib = Library::open(dir.path()).unwrap();
+        let index = loaded(&lib);
+        assert_eq!(index.repaired(), ["Science".to_string()]);
         assert_same(&index, &lib);
     }
 }

@@ -321,25 +321,42 @@ impl Library {
     /// [`postings::repair`] indexes them again from their stored terms when the index is
     /// opened. One read of the schema when nothing is missing.
     fn ensure_word_index(&self) -> Result<()> {
-        let exists = |name: &str| -> Result<bool> {
+        // The table's columns in order ("" when it does not exist): a table of that name
+        // with other columns is no word index.
+        let columns = |table: &str| -> Result<String> {
             self.conn
                 .query_row(
-                    "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = ?1)",
-                    [name],
+                    "SELECT COALESCE(group_concat(name, ','), '') FROM pragma_table_info(?1)",
+                    [table],
                     |r| r.get(0),
                 )
                 .map_err(|e| self.db_err(e))
         };
         let [postings, index, books] = schema::BM25_OBJECTS;
-        let (has_postings, has_books) = (exists(postings)?, exists(books)?);
-        if has_postings && has_books && exists(index)? {
+        let (p, b) = (columns(postings)?, columns(books)?);
+        let has_index: bool = self
+            .conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?1)",
+                [index],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.db_err(e))?;
+        let (p_ok, b_ok) = (
+            p == schema::BM25_POSTINGS_COLUMNS,
+            b == schema::BM25_BOOKS_COLUMNS,
+        );
+        if p_ok && b_ok && has_index {
             return Ok(());
         }
-        tracing::warn!("the word index's tables were missing: created again; the books are indexed again from their stored text");
         let mut sql = String::from("BEGIN IMMEDIATE;");
-        if has_books && !has_postings {
-            // Rows that describe postings no longer there: the books are indexed again.
-            sql.push_str("DELETE FROM bm25_books;");
+        if !p_ok || !b_ok {
+            tracing::warn!("the word index's tables were missing or not Vidya's: created again; the books are indexed again from their stored text");
+            // A table without its partner, or of another shape, holds nothing trustworthy:
+            // both start again and every book is indexed again when the index opens.
+            sql.push_str("DROP TABLE IF EXISTS bm25_postings; DROP TABLE IF EXISTS bm25_books;");
+        } else {
+            tracing::warn!("the word index's lookup by book was missing: created again");
         }
         sql.push_str(schema::BM25_TABLES);
         sql.push_str("COMMIT;");

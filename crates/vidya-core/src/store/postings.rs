@@ -205,15 +205,31 @@ pub fn write_book<'a>(
 
 /// The rows of `term` (already folded), one per book holding it.
 pub fn term_rows(conn: &Connection, term: &str) -> rusqlite::Result<Vec<TermRow>> {
+    // Only rows of books in the library; a value of the wrong type reads as damage (the
+    // row's check fails), not as an error that would drop the term for every book.
     let mut st = conn.prepare_cached(
-        "SELECT book_id, df, \"check\", postings FROM bm25_postings WHERE term = ?1",
+        "SELECT p.book_id, p.df, p.\"check\", p.postings FROM bm25_postings p
+         WHERE p.term = ?1 AND typeof(p.book_id) = 'integer'
+           AND EXISTS (SELECT 1 FROM books b WHERE b.id = p.book_id)",
     )?;
     let rows = st.query_map([term], |r| {
+        use rusqlite::types::Value;
+        let int = |i: usize| match r.get::<_, Value>(i) {
+            Ok(Value::Integer(v)) => Some(v),
+            _ => None,
+        };
+        let (df, check) = (int(1), int(2));
+        let postings = match r.get::<_, Value>(3)? {
+            Value::Blob(b) => Some(b),
+            _ => None,
+        };
+        let intact = df.is_some() && check.is_some() && postings.is_some();
         Ok(TermRow {
             book_id: r.get(0)?,
-            df: r.get::<_, i64>(1)?.clamp(0, i64::from(u32::MAX)) as u32,
-            check: r.get(2)?,
-            postings: r.get(3)?,
+            df: df.unwrap_or(0).clamp(0, i64::from(u32::MAX)) as u32,
+            // A row with a value of the wrong type can never pass its check.
+            check: if intact { check.unwrap_or(0) } else { i64::MIN },
+            postings: postings.unwrap_or_default(),
         })
     })?;
     rows.collect()
@@ -221,15 +237,21 @@ pub fn term_rows(conn: &Connection, term: &str) -> rusqlite::Result<Vec<TermRow>
 
 /// Chunks holding `term` (already folded) in the whole library.
 pub fn doc_freq(conn: &Connection, term: &str) -> rusqlite::Result<u64> {
-    conn.prepare_cached("SELECT COALESCE(SUM(df), 0) FROM bm25_postings WHERE term = ?1")?
-        .query_row([term], |r| r.get::<_, i64>(0))
-        .map(|v| v.max(0) as u64)
+    conn.prepare_cached(
+        "SELECT COALESCE(SUM(CASE WHEN typeof(p.df) = 'integer' THEN p.df END), 0)
+         FROM bm25_postings p
+         WHERE p.term = ?1 AND EXISTS (SELECT 1 FROM books b WHERE b.id = p.book_id)",
+    )?
+    .query_row([term], |r| r.get::<_, i64>(0))
+    .map(|v| v.max(0) as u64)
 }
 
 /// Chunks and terms indexed in the whole library: `(N, Σ dl)`.
 pub fn totals(conn: &Connection) -> rusqlite::Result<(u64, u64)> {
     conn.query_row(
-        "SELECT COALESCE(SUM(chunks), 0), COALESCE(SUM(terms), 0) FROM bm25_books",
+        "SELECT COALESCE(SUM(x.chunks), 0), COALESCE(SUM(x.terms), 0) FROM bm25_books x
+         WHERE typeof(x.chunks) = 'integer' AND typeof(x.terms) = 'integer'
+           AND EXISTS (SELECT 1 FROM books b WHERE b.id = x.book_id)",
         [],
         |r| {
             Ok((
@@ -248,7 +270,9 @@ pub fn repair(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let missing: Vec<i64> = {
         let mut st = conn.prepare(
             "SELECT b.id FROM books b
-             WHERE NOT EXISTS (SELECT 1 FROM bm25_books x WHERE x.book_id = b.id)
+             WHERE NOT EXISTS (SELECT 1 FROM bm25_books x WHERE x.book_id = b.id
+                   AND typeof(x.chunks) = 'integer' AND typeof(x.terms) = 'integer'
+                   AND typeof(x.rows) = 'integer' AND typeof(x.\"check\") = 'integer')
                AND EXISTS (SELECT 1 FROM chunks c WHERE c.book_id = b.id)
              ORDER BY b.id",
         )?;
@@ -260,44 +284,72 @@ pub fn repair(conn: &Connection) -> rusqlite::Result<Vec<String>> {
 
 /// The books whose index disagrees with what it says of itself or with the stored chunks:
 /// rows missing, added or changed since the book was indexed (their count or the sum of
-/// their checks), the `bm25_books` row altered (its [`book_check`]), or a number of chunks
-/// that is not the book's. Reads every row's check (not the postings), so it takes about a
+/// their checks), the `bm25_books` row altered (its [`book_check`]), a value of the wrong
+/// type, or a number of chunks that is not the book's. Rows whose book id is not a number
+/// are removed here (no book can be indexed again for them). Reads every row's check (not the postings), so it takes about a
 /// second on a school's shelf: it runs beside the questions ([`crate::search::Bm25Index`]).
 pub fn verify(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
-    let books: Vec<(i64, i64, i64, i64, i64, i64)> = {
+    use rusqlite::types::Value;
+    let int = |v: Value| match v {
+        Value::Integer(i) => Some(i),
+        _ => None,
+    };
+    // (book id, [chunks, terms, rows, check] when all are integers, chunks stored).
+    type BookRow = (i64, Option<[i64; 4]>, i64);
+    let books: Vec<BookRow> = {
         let mut st = conn.prepare(
             "SELECT x.book_id, x.chunks, x.terms, x.rows, x.\"check\",
                     (SELECT COUNT(*) FROM chunks c WHERE c.book_id = x.book_id)
              FROM bm25_books x ORDER BY x.book_id",
         )?;
         let rows = st.query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
+            let v = [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?].map(int);
+            let all = match v {
+                [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
+                _ => None,
+            };
+            Ok((r.get(0)?, all, r.get(5)?))
         })?;
         rows.collect::<rusqlite::Result<_>>()?
     };
     // One pass over the table in its own order (a scan reads each page once; a lookup per
-    // book through the book_id index would read them in random order).
+    // book through the book_id index would read them in random order). A row whose check is
+    // not an integer marks its book; one whose book id is not an integer is removed.
     let mut found: HashMap<i64, (i64, i64)> = HashMap::new();
+    let mut bad_type: Vec<i64> = Vec::new();
+    let mut stray = false;
     {
-        let mut st = conn.prepare("SELECT book_id, \"check\" FROM bm25_postings")?;
+        let mut st = conn.prepare(
+            "SELECT book_id, \"check\", typeof(df) = 'integer' AND typeof(postings) = 'blob'
+             FROM bm25_postings",
+        )?;
         let mut q = st.query([])?;
         while let Some(r) = q.next()? {
-            let e = found.entry(r.get(0)?).or_default();
+            let Some(book) = int(r.get(0)?) else {
+                stray = true;
+                continue;
+            };
+            let e = found.entry(book).or_default();
             e.0 += 1;
-            e.1 = e.1.wrapping_add(r.get::<_, i64>(1)?);
+            match (int(r.get(1)?), r.get::<_, bool>(2)?) {
+                (Some(check), true) => e.1 = e.1.wrapping_add(check),
+                _ => bad_type.push(book),
+            }
         }
     }
-    let mut damaged = Vec::new();
-    for (book_id, chunks, terms, rows, check, stored_chunks) in books {
+    if stray {
+        conn.execute(
+            "DELETE FROM bm25_postings WHERE typeof(book_id) != 'integer'",
+            [],
+        )?;
+    }
+    let mut damaged = bad_type;
+    for (book_id, stored, stored_chunks) in books {
         let (n, sum) = found.remove(&book_id).unwrap_or_default();
-        if chunks != stored_chunks || n != rows || book_check(chunks, terms, rows, sum) != check {
+        let intact = stored.is_some_and(|[chunks, terms, rows, check]| {
+            chunks == stored_chunks && n == rows && book_check(chunks, terms, rows, sum) == check
+        });
+        if !intact {
             damaged.push(book_id);
         }
     }
@@ -305,6 +357,7 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
     // book that is gone): indexed again, or removed.
     damaged.extend(found.into_keys());
     damaged.sort_unstable();
+    damaged.dedup();
     Ok(damaged)
 }
 
@@ -313,7 +366,9 @@ pub fn verify(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
 pub fn rebuild(conn: &Connection, ids: &[i64]) -> rusqlite::Result<Vec<String>> {
     let mut done = Vec::with_capacity(ids.len());
     for &book_id in ids {
-        let tx = conn.unchecked_transaction()?;
+        // IMMEDIATE: two processes mending at once wait for each other instead of failing.
+        let tx =
+            rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
         let title: Option<String> = tx
             .query_row("SELECT title FROM books WHERE id = ?1", [book_id], |r| {
                 r.get(0)

@@ -191,6 +191,12 @@ pub const MIGRATIONS: &[&str] = &[
 /// [`bm25_tables`] as one statement batch.
 pub const BM25_TABLES: &str = bm25_tables!();
 
+/// The columns of `bm25_postings` as [`BM25_TABLES`] creates them, in order.
+pub const BM25_POSTINGS_COLUMNS: &str = "term,book_id,df,check,postings";
+
+/// The columns of `bm25_books` as [`BM25_TABLES`] creates them, in order.
+pub const BM25_BOOKS_COLUMNS: &str = "book_id,chunks,terms,rows,check";
+
 /// The objects [`BM25_TABLES`] creates: a library missing one of them gets them again.
 pub const BM25_OBJECTS: [&str; 3] = ["bm25_postings", "bm25_postings_book", "bm25_books"];
 

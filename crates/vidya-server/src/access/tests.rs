@@ -191,7 +191,77 @@ fn names_lose_invisible_characters_and_need_a_letter() {
     );
     // The joiners Indic scripts need stay.
     assert_eq!(clean_name("क्\u{200D}ष").as_deref(), Some("क्\u{200D}ष"));
-    for bad in ["", "  ", "\u{200B}\u{202E}", "\u{200D}", "\u{7}"] {
+    assert_eq!(
+        clean_name("   Asha \u{2028}\u{2028} Ravi  ").as_deref(),
+        Some("Asha Ravi")
+    );
+    assert_eq!(
+        clean_name(&format!("{}Bob", " ".repeat(40))).as_deref(),
+        Some("Bob")
+    );
+    for bad in [
+        "",
+        "  ",
+        "\u{200B}\u{202E}",
+        "\u{200D}",
+        "\u{7}",
+        "\u{3164}",
+        "\u{FFA0}\u{115F}",
+        "\u{E0041}\u{FE0F}",
+    ] {
         assert_eq!(clean_name(bad), None, "{bad:?}");
     }
+}
+
+#[test]
+fn many_addresses_do_not_get_many_pin_guesses() {
+    let a = Access::new(true, vec![]);
+    let mut checked = 0u32;
+    // Each address sends fewer than MAX_TRIES wrong PINs, so none is locked on its own.
+    let mut last = StatusCode::OK;
+    for i in 0..(MAX_PIN_TRIES_ALL + 10) {
+        let ip = IpAddr::from([10, 2, (i / 2 / 250) as u8, (i / 2 % 250) as u8]);
+        last = a
+            .teacher_login(ip, || {
+                checked += 1;
+                false
+            })
+            .unwrap_err()
+            .status();
+    }
+    assert_eq!(checked, MAX_PIN_TRIES_ALL, "checks after the limit");
+    assert_eq!(last, StatusCode::TOO_MANY_REQUESTS);
+    // Even the right PIN waits now (from a fresh address).
+    let fresh: IpAddr = "10.3.0.1".parse().unwrap();
+    assert_eq!(
+        a.teacher_login(fresh, || true).unwrap_err().status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+}
+
+#[test]
+fn one_question_in_flight_and_the_minutes_limit_are_per_address() {
+    let a = Access::new(true, vec![]);
+    let code = a.code().unwrap();
+    let ip: IpAddr = "10.0.0.77".parse().unwrap();
+    let first = a.join(ip, &code, "Asha").unwrap();
+    let second = a.join(ip, &code, "Asha again").unwrap();
+    a.begin_question(&first).unwrap();
+    assert_eq!(
+        a.begin_question(&second).unwrap_err().status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "a second session of the address is no second question in flight"
+    );
+    a.end_question(&first, None);
+    for i in 1..QUESTIONS_PER_MINUTE {
+        let t = if i % 2 == 0 { &first } else { &second };
+        a.begin_question(t).unwrap();
+        a.end_question(t, None);
+    }
+    // Joining once more does not start the count again.
+    let third = a.join(ip, &code, "Asha a third time").unwrap();
+    assert_eq!(
+        a.begin_question(&third).unwrap_err().status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
 }
