@@ -729,6 +729,21 @@ async fn a_students_device_is_not_told_where_files_are_and_odd_names_are_cleaned
         let st = send(who, "PATCH", &format!("{}/api/settings", s.url), "{}").await;
         assert_eq!(st, 405);
     }
+    // HEAD is a GET without its body, with the GET route's role.
+    let head = |who: &reqwest::Client, path: &str| who.head(format!("{}{path}", s.url)).send();
+    assert_eq!(
+        head(&d, "/api/session").await.unwrap().status().as_u16(),
+        200
+    );
+    assert_eq!(head(&d, "/api/stats").await.unwrap().status().as_u16(), 403);
+    assert_eq!(
+        head(&reqwest::Client::new(), "/api/stats")
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        200
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
