@@ -108,6 +108,24 @@ async fn get(http: &reqwest::Client, url: String) -> (u16, serde_json::Value) {
     (status, r.json().await.unwrap_or_default())
 }
 
+/// Asks a quick question (no model) from `d` until its earlier question has ended (it is
+/// refused `one_at_a_time` meanwhile), for at most 8 s: the last status and body.
+async fn ask_when_free(d: &reqwest::Client, url: &str) -> (u16, serde_json::Value) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(8);
+    loop {
+        let (st, body) = post(
+            d,
+            format!("{url}/api/ask"),
+            serde_json::json!({"question": "what is chlorophyll", "stream": false, "no_llm": true}),
+        )
+        .await;
+        if body["error"]["kind"] != "one_at_a_time" || std::time::Instant::now() > deadline {
+            return (st, body);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
 #[test]
 fn an_open_bind_without_classroom_mode_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
@@ -651,19 +669,7 @@ async fn a_question_without_a_stream_stops_when_its_device_hangs_up() {
         .await;
     assert!(hung_up.is_err(), "the answer came before the hang-up");
     // The question ends long before its answer would (about 10 s): the device may ask again.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(8);
-    let (st, answer) = loop {
-        let (st, answer) = post(
-            &d,
-            format!("{}/api/ask", s.url),
-            serde_json::json!({"question": "what is chlorophyll", "stream": false, "no_llm": true}),
-        )
-        .await;
-        if answer["error"]["kind"] != "one_at_a_time" || std::time::Instant::now() > deadline {
-            break (st, answer);
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    };
+    let (st, answer) = ask_when_free(&d, &s.url).await;
     assert_eq!(st, 200, "{answer}");
     // And the model was stopped (or, when the question had not reached it, never asked).
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
@@ -779,19 +785,7 @@ async fn hanging_up_before_the_models_first_word_frees_the_device_at_once() {
             drop(res);
         }
         // The device's question ends long before the model's first word would come.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(8);
-        let status = loop {
-            let (st, body) = post(
-                &d,
-                format!("{}/api/ask", s.url),
-                serde_json::json!({"question": "what is chlorophyll", "stream": false, "no_llm": true}),
-            )
-            .await;
-            if body["error"]["kind"] != "one_at_a_time" || std::time::Instant::now() > deadline {
-                break st;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-        };
+        let (status, _) = ask_when_free(&d, &s.url).await;
         assert_eq!(
             status, 200,
             "stream {stream}: still answering the abandoned question"

@@ -234,6 +234,19 @@ mod tests {
         assert!(guard.0.is_empty() && guard.1 == 0, "{guard:?}");
     }
 
+    /// A classroom server on 127.0.0.1 over an empty library in a temporary folder (kept
+    /// while the second value lives).
+    async fn classroom_server(limits: ConnectionLimits) -> (crate::Server, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let app =
+            Arc::new(vidya_core::app::App::open(dir.path(), false, Default::default()).unwrap());
+        let bind = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let server = crate::Server::start_with(app, bind, true, dir.path(), limits)
+            .await
+            .unwrap();
+        (server, dir)
+    }
+
     /// Reads until the server closes the socket; `None` if it is still open after 20 s.
     async fn closed_by_server(sock: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
         use tokio::io::AsyncReadExt;
@@ -257,15 +270,8 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn idle_and_surplus_connections_are_closed_and_the_teacher_still_gets_in() {
-        use std::net::SocketAddr;
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let dir = tempfile::tempdir().unwrap();
-        let app =
-            Arc::new(vidya_core::app::App::open(dir.path(), false, Default::default()).unwrap());
-        let bind: SocketAddr = "127.0.0.1:0".parse().unwrap();
-        let server = crate::Server::start_with(app, bind, true, dir.path(), limits(3, 100))
-            .await
-            .unwrap();
+        let (server, _dir) = classroom_server(limits(3, 100)).await;
         let port = server.addr().port();
 
         // A device opens its three and a fourth: the fourth is closed before anything is read.
@@ -328,13 +334,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_body_sent_a_byte_at_a_time_is_refused_and_its_connection_freed() {
         use tokio::io::AsyncWriteExt;
-        let dir = tempfile::tempdir().unwrap();
-        let app =
-            Arc::new(vidya_core::app::App::open(dir.path(), false, Default::default()).unwrap());
-        let bind: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
-        let server = crate::Server::start_with(app, bind, true, dir.path(), limits(2, 100))
-            .await
-            .unwrap();
+        let (server, _dir) = classroom_server(limits(2, 100)).await;
         let port = server.addr().port();
         let mut slow = connect("127.0.0.9", port).await;
         slow.write_all(
