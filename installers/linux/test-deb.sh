@@ -27,6 +27,7 @@ LIB=$R/usr/lib/Vidya
 for f in usr/bin/vidya usr/bin/vidya-desktop usr/share/applications/Vidya.desktop \
   usr/lib/Vidya/native/libpdfium.so usr/lib/Vidya/native/libonnxruntime.so.1.32.0 \
   usr/lib/Vidya/models/multilingual-e5-small/model_int8.onnx \
+  usr/lib/Vidya/models/multilingual-e5-small/model_int8.onnx.data \
   usr/lib/Vidya/models/multilingual-e5-small/tokenizer.json \
   usr/lib/Vidya/models/llama-3.2-tokenizer/tokenizer.json \
   usr/lib/Vidya/ui/index.html usr/lib/Vidya/ui/fonts/NotoSansDevanagari-Regular.ttf \

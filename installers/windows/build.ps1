@@ -19,14 +19,18 @@
 
   Steps, each stopping the script on failure:
     1. cargo xtask setup --target windows-x86_64 --models
-         pdfium.dll and onnxruntime.dll into resources\native\windows-x86_64\, and the
+         pdfium.dll, onnxruntime.dll and the Visual C++ runtime DLLs (PyPI msvc-runtime, pinned
+         in resources\manifest.toml) into resources\native\windows-x86_64\, and the
          platform-independent model files (resources\models\) and fonts (ui\fonts\);
-    2. the Visual C++ runtime DLLs from the Visual Studio installation into target\vcredist\;
+    2. cargo xtask windows --tauri-resources: installers\windows\payload.toml (what the
+         installer puts in the install folder; the test installer built on Linux packs the same
+         list) as the Tauri configuration fragment target\windows-stage\tauri.resources.json;
     3. cargo build --release --locked -p vidya-cli, copied to
          src-tauri\binaries\vidya-x86_64-pc-windows-msvc.exe (Tauri's externalBin "binaries/vidya");
     4. the licences into target\windows-licenses\ (stage_licenses.py);
     5. a check that no program or DLL needs a VC++ runtime DLL the installer does not ship;
     6. npx @tauri-apps/cli build --bundles nsis --config installers\windows\tauri.windows.conf.json
+         --config target\windows-stage\tauri.resources.json
     7. the installer copied to target\windows-installer\, with its size and sha256.
 
 .PARAMETER NoWebView2
@@ -45,8 +49,8 @@ $TauriCliVersion = '2.12.5'
 $Triple = 'x86_64-pc-windows-msvc'
 # The Visual C++ runtime DLLs installed next to vidya.exe and vidya-desktop.exe (app-local
 # deployment; the vc_redist installer needs administrator rights). onnxruntime.dll 1.32.0 imports
-# all four; keep this list equal to the "../target/vcredist/*.dll" entries of
-# tauri.windows.conf.json (check.sh compares them).
+# all four; keep this list equal to the install-root DLLs of payload.toml (check.sh compares
+# them).
 $VcRuntimeDlls = @('msvcp140.dll', 'msvcp140_1.dll', 'vcruntime140.dll', 'vcruntime140_1.dll')
 
 $Here = $PSScriptRoot
@@ -83,34 +87,6 @@ function Find-VsWhere {
     return $null
 }
 
-# The x64 CRT folder of the newest VC++ redistributable: %VCToolsRedistDir% (a Developer
-# PowerShell sets it), else <Visual Studio>\VC\Redist\MSVC\<newest version>\x64\Microsoft.VC14*.CRT.
-function Find-VcCrtDir {
-    $roots = @()
-    if ($env:VCToolsRedistDir) { $roots += $env:VCToolsRedistDir }
-    $vswhere = Find-VsWhere
-    if ($vswhere) {
-        $installs = & $vswhere -latest -products * -requires Microsoft.VisualStudio.Component.VC.Tools.x86.x64 -property installationPath
-        foreach ($i in @($installs)) {
-            if (-not $i) { continue }
-            $redist = Join-Path $i 'VC\Redist\MSVC'
-            if (Test-Path $redist) {
-                Get-ChildItem $redist -Directory |
-                    Where-Object { $_.Name -match '^\d+(\.\d+)+$' } |
-                    Sort-Object { [version]$_.Name } -Descending |
-                    ForEach-Object { $roots += $_.FullName }
-            }
-        }
-    }
-    foreach ($r in $roots) {
-        $crt = Get-ChildItem (Join-Path $r 'x64') -Directory -Filter 'Microsoft.VC14*.CRT' -ErrorAction SilentlyContinue |
-            Where-Object { Test-Path (Join-Path $_.FullName 'vcruntime140.dll') } |
-            Sort-Object Name -Descending | Select-Object -First 1
-        if ($crt) { return $crt.FullName }
-    }
-    throw "No Visual C++ redistributable folder (x64\Microsoft.VC14*.CRT) found. Install Visual Studio 2022 or its Build Tools with 'Desktop development with C++' (component Microsoft.VisualStudio.Component.VC.Redist.14.Latest), or run from a Developer PowerShell (sets VCToolsRedistDir)."
-}
-
 function Find-Dumpbin {
     $c = Get-Command dumpbin.exe -ErrorAction SilentlyContinue
     if ($c) { return $c.Source }
@@ -132,7 +108,7 @@ function Assert-VcImports([string]$Dumpbin, [string]$File) {
     $missing = @($vc | Where-Object { $VcRuntimeDlls -notcontains $_ })
     Write-Host ("  {0}: VC++ runtime imports: {1}" -f (Split-Path $File -Leaf), $(if ($vc) { $vc -join ', ' } else { 'none' }))
     if ($missing) {
-        throw "$File imports $($missing -join ', '), which the installer does not ship. Add it to `$VcRuntimeDlls in build.ps1 and as `"../target/vcredist/<name>`": `"<name>`" to tauri.windows.conf.json."
+        throw "$File imports $($missing -join ', '), which the installer does not ship. Add it to `$VcRuntimeDlls in build.ps1, as a vc-runtime [[native]] entry of resources\manifest.toml and as an install-root entry of installers\windows\payload.toml."
     }
 }
 
@@ -161,17 +137,12 @@ foreach ($f in @('resources\native\windows-x86_64\pdfium.dll', 'resources\native
     if (-not (Test-Path (Join-Path $Root $f))) { throw "$f is missing after cargo xtask setup" }
 }
 
-Step 'Visual C++ runtime DLLs (app-local)'
-$crt = Find-VcCrtDir
-Write-Host "from $crt"
-$vcOut = Join-Path $Staging 'vcredist'
-if (Test-Path $vcOut) { Remove-Item $vcOut -Recurse -Force }
-New-Item -ItemType Directory -Force $vcOut | Out-Null
+Step 'The installer payload (cargo xtask windows --tauri-resources)'
+$ResourcesConfig = Join-Path $Staging 'windows-stage\tauri.resources.json'
+Exec $cargo @('xtask', 'windows', '--tauri-resources', $ResourcesConfig)
 foreach ($dll in $VcRuntimeDlls) {
-    $src = Join-Path $crt $dll
-    if (-not (Test-Path $src)) { throw "$src is missing" }
-    Copy-Item $src (Join-Path $vcOut $dll)
-    Write-Host ("  {0}  {1}" -f $dll, (Get-Item $src).VersionInfo.FileVersion)
+    $p = Join-Path $Root "resources\native\windows-x86_64\$dll"
+    if (-not (Test-Path $p)) { throw "$p is missing after cargo xtask setup" }
 }
 
 Step 'The vidya command line (cargo build --release -p vidya-cli), as the externalBin sidecar'
@@ -194,7 +165,7 @@ foreach ($f in @($cli, (Join-Path $Root 'resources\native\windows-x86_64\onnxrun
 }
 
 Step "Tauri bundle (npx @tauri-apps/cli@$TauriCliVersion build --bundles nsis)"
-$tauriArgs = @('--yes', "@tauri-apps/cli@$TauriCliVersion", 'build', '--ci', '--bundles', 'nsis', '--config', $FullConfig)
+$tauriArgs = @('--yes', "@tauri-apps/cli@$TauriCliVersion", 'build', '--ci', '--bundles', 'nsis', '--config', $FullConfig, '--config', $ResourcesConfig)
 if ($NoWebView2) { $tauriArgs += @('--config', $SmallConfig) }
 Push-Location $TauriDir
 try { Exec $npx $tauriArgs } finally { Pop-Location }

@@ -7,7 +7,9 @@
 * both config fragments merged into src-tauri/tauri.conf.json (JSON merge patch, as
   `tauri build --config` does) are valid against the config schema of @tauri-apps/cli;
 * the values that matter (NSIS only, per-user, offline WebView2, languages, hooks);
-* every resource source exists, relative to src-tauri (where Tauri resolves them); the
+* the resources come from installers/windows/payload.toml alone (the list the test installer
+  built on Linux packs too; `cargo xtask windows --tauri-resources` writes it as the config
+  fragment build.ps1 passes to Tauri), never from the config files; every source exists; the
   Windows-only ones (DLLs, the sidecar) are named as resources/manifest.toml and build.ps1 name
   them; the install layout is the one the app searches (native/, models/<dir>/, ui/, sample/);
 * Tauri's NSIS template (from the CLI binary) still has what hooks.nsh relies on;
@@ -73,7 +75,10 @@ def main() -> int:
     base = json.loads((tauri_dir / "tauri.conf.json").read_text(encoding="utf-8"))
     full_frag = json.loads((here / "tauri.windows.conf.json").read_text(encoding="utf-8"))
     small_frag = json.loads((here / "tauri.windows.small.conf.json").read_text(encoding="utf-8"))
-    full = merge_patch(base, full_frag)
+    payload = tomllib.loads((here / "payload.toml").read_text(encoding="utf-8"))
+    # What `cargo xtask windows --tauri-resources` writes (sources relative to src-tauri/).
+    resources_frag = {"bundle": {"resources": {f"../{e['src']}": e["dest"] for e in payload["entry"]}}}
+    full = merge_patch(merge_patch(base, full_frag), resources_frag)
     small = merge_patch(full, small_frag)
     manifest = tomllib.loads((root / "resources" / "manifest.toml").read_text(encoding="utf-8"))
     build_ps1 = (here / "build.ps1").read_text(encoding="utf-8")
@@ -158,10 +163,19 @@ def main() -> int:
         (ok if (tauri_dir / i).is_file() else bad)(f"bundle.icon {i} exists")
 
     # --- resources and layout -------------------------------------------------------------
-    print("[resources] sources (relative to src-tauri/) and install layout")
+    print("[resources] installers/windows/payload.toml: sources and install layout")
+    for name, frag in [("src-tauri/tauri.conf.json", base), ("tauri.windows.conf.json", full_frag),
+                       ("tauri.windows.small.conf.json", small_frag)]:
+        (bad if get(frag, "bundle.resources") else ok)(
+            f"{name} lists no resources of its own (payload.toml is the one list)")
+    if "payload.toml" not in build_ps1 and "--tauri-resources" not in build_ps1:
+        bad("build.ps1 does not pass the payload to Tauri (`cargo xtask windows --tauri-resources`)")
+    else:
+        ok("build.ps1 passes the payload to Tauri (cargo xtask windows --tauri-resources)")
     resources: dict[str, str] = get(full, "bundle.resources") or {}
     win_natives = [e for e in manifest["native"] if e["target"] == "windows-x86_64"]
     native_files = {e["file"]: e for e in win_natives}
+    vc_group = {e["file"] for e in win_natives if e.get("group") == "vc-runtime"}
     vc_in_ps1 = set(re.findall(r"'((?:msvcp|vcruntime|concrt|vccorlib)[0-9a-z_]*\.dll)'", build_ps1, re.I))
     targets = {}
     for src, dst in resources.items():
@@ -174,7 +188,9 @@ def main() -> int:
             e = native_files.get(name)
             if e is None:
                 bad(f"{src}: no windows-x86_64 [[native]] entry has file = {name!r}")
-            elif dst != f"native/{name}":
+            elif name in vc_group and dst != name:
+                bad(f"{src} -> {dst}: the VC++ runtime goes beside the programs, as {name}")
+            elif name not in vc_group and dst != f"native/{name}":
                 bad(f"{src} -> {dst}: native libraries go to native/{name}")
             elif path.is_file():
                 import hashlib
@@ -182,11 +198,6 @@ def main() -> int:
                 (ok if h == e["sha256"] else bad)(f"{src} -> {dst}: present here, sha256 {'matches' if h == e['sha256'] else 'DIFFERS from'} the manifest")
             else:
                 ok(f"{src} -> {dst}: Windows-only; named as manifest entry {e['name']} {e['version']} (file {name!r}); placed by `cargo xtask setup --target windows-x86_64 --models`")
-        elif parts[:2] == ("target", "vcredist"):
-            name = parts[2]
-            good = dst == name and name in vc_in_ps1
-            (ok if good else bad)(f"{src} -> {dst}: Windows build product; build.ps1 copies {name!r} to target/vcredist/" if good
-                                 else f"{src} -> {dst}: must go to the install root and be in build.ps1's list of VC++ DLLs ({sorted(vc_in_ps1)})")
         elif parts[:2] == ("target", "windows-licenses"):
             good = dst == "licenses" and "stage_licenses.py" in build_ps1
             (ok if good else bad)(f"{src} -> {dst}: staged by installers/stage_licenses.py (build.ps1 runs it)")
@@ -198,12 +209,14 @@ def main() -> int:
         else:
             bad(f"{src} -> {dst}: source {path} does not exist (run `cargo xtask setup --models` first?)")
     for name, e in native_files.items():
-        (ok if f"native/{name}" in targets else bad)(f"manifest windows-x86_64 entry {e['name']} ({name}) is bundled")
+        where = name if name in vc_group else f"native/{name}"
+        (ok if where in targets else bad)(f"manifest windows-x86_64 entry {e['name']} ({name}) is bundled as {where}")
     vc_in_cfg = {d for d in targets if re.fullmatch(r"(msvcp|vcruntime|concrt|vccorlib)[0-9a-z_]*\.dll", d, re.I)}
     (ok if vc_in_cfg == vc_in_ps1 and vc_in_cfg else bad)(
         f"VC++ runtime DLLs at the install root: config {sorted(vc_in_cfg)}, build.ps1 {sorted(vc_in_ps1)}")
     for need in ("msvcp140.dll", "msvcp140_1.dll", "vcruntime140.dll", "vcruntime140_1.dll"):
-        (ok if need in vc_in_cfg else bad)(f"{need} shipped (onnxruntime.dll 1.32.0 imports it)")
+        (ok if need in vc_in_cfg and need in vc_group else bad)(
+            f"{need} shipped (onnxruntime.dll 1.32.0 imports it), pinned in the manifest's vc-runtime group")
 
     # Model files: what the manifest provisions under resources/models.
     for m in manifest.get("model", []):

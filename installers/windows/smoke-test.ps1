@@ -79,7 +79,7 @@ Write-Host '== Layout'
 foreach ($rel in @(
         'vidya-desktop.exe', 'vidya.exe', 'uninstall.exe',
         'native\pdfium.dll', 'native\onnxruntime.dll',
-        'models\multilingual-e5-small\model_int8.onnx', 'models\multilingual-e5-small\tokenizer.json',
+        'models\multilingual-e5-small\model_int8.onnx', 'models\multilingual-e5-small\model_int8.onnx.data', 'models\multilingual-e5-small\tokenizer.json',
         'models\llama-3.2-tokenizer\tokenizer.json',
         'ui\index.html', 'sample\ch08.pdf', 'sample\ATTRIBUTION.md', 'licenses\THIRD-PARTY-NOTICES.md',
         'msvcp140.dll', 'msvcp140_1.dll', 'vcruntime140.dll', 'vcruntime140_1.dll', 'installer-source.txt')) {

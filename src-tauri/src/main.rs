@@ -23,6 +23,12 @@ use vidya_core::Library;
 
 mod classroom;
 
+/// mimalloc on Windows (see the `mimalloc` entry of Cargo.toml: Wine 8's heap stalls the model
+/// load; the Windows build is tested under Wine).
+#[cfg(windows)]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The service shared by every command, and when the process started (for the start-up
 /// figure).
 pub(crate) struct Vidya {

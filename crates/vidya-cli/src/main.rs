@@ -34,6 +34,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use vidya_core::{Library, VidyaError};
 
+/// mimalloc on Windows (see the `mimalloc` entry of Cargo.toml: Wine 8's heap stalls the model
+/// load; the Windows build is tested under Wine).
+#[cfg(windows)]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let _guard = logging::init(cli.verbose);

@@ -22,6 +22,7 @@ pub mod embed;
 pub mod error;
 pub mod eval;
 pub mod ingest;
+pub mod memory;
 pub mod native;
 pub mod onnx;
 pub mod paths;

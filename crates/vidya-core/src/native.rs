@@ -53,13 +53,18 @@ pub fn host_target() -> &'static str {
     }
 }
 
-/// The manifest's entries for this machine.
+/// The manifest group of the Visual C++ runtime DLLs (Windows): Windows loads them from beside
+/// the programs when ONNX Runtime is loaded; Vidya never looks them up itself.
+pub const VC_RUNTIME_GROUP: &str = "vc-runtime";
+
+/// The manifest's entries for this machine that Vidya loads itself (every group but
+/// [`VC_RUNTIME_GROUP`]).
 pub fn entries() -> Vec<NativeEntry> {
     toml::from_str::<Manifest>(MANIFEST_TOML)
         .map(|m| m.native)
         .unwrap_or_default()
         .into_iter()
-        .filter(|e| e.target == host_target())
+        .filter(|e| e.target == host_target() && e.group != VC_RUNTIME_GROUP)
         .collect()
 }
 

@@ -281,11 +281,19 @@ fn missing_corrupt_and_wrong_models_give_clear_errors() {
     // A graph with another interface: the e5 embedder (outputs sentence embeddings).
     let e5 = model_dirs(vidya_core::embed::MODEL_DIR)
         .into_iter()
-        .find(|d| d.join("model_int8.onnx").is_file() && d.join("tokenizer.json").is_file());
+        .find(|d| {
+            d.join(vidya_core::embed::MODEL_FILE).is_file() && d.join("tokenizer.json").is_file()
+        });
     match e5 {
         Some(e5) => {
             let wrong = tempfile::tempdir().unwrap();
-            link_or_copy(&e5.join("model_int8.onnx"), &wrong.path().join("model.onnx"));
+            link_or_copy(
+                &e5.join(vidya_core::embed::MODEL_FILE),
+                &wrong.path().join("model.onnx"),
+            );
+            // The graph reads its weights from the file beside it, by this name.
+            let weights = vidya_core::embed::WEIGHTS_FILE;
+            link_or_copy(&e5.join(weights), &wrong.path().join(weights));
             std::fs::copy(e5.join("tokenizer.json"), wrong.path().join("tokenizer.json")).unwrap();
             let e = CrossEncoder::load_from(wrong.path()).unwrap_err();
             assert_eq!(e.kind(), "reranker_broken");

@@ -601,8 +601,8 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
     let jar = CookieJar::from_headers(req.headers());
     let caller = access.caller(peer, &jar);
     let need = match pattern.as_deref() {
-        // Unknown /api/ paths answer 404 to anyone.
-        Some("/api/{*rest}") => Some(Role::Anyone),
+        // Unknown /api/ paths, and the bare prefix, answer 404 to anyone.
+        Some("/api" | "/api/" | "/api/{*rest}") => Some(Role::Anyone),
         // HEAD is a GET without its body (axum answers it with the GET route).
         Some(p) if req.method() == axum::http::Method::HEAD => role_of("GET", p),
         Some(p) => role_of(req.method().as_str(), p),

@@ -277,6 +277,8 @@ pub fn router(app: Arc<App>, access: Arc<Access>, ui: &Path) -> Router {
         .route("/api/setup/pull", post(setup_routes::setup_pull))
         .route("/api/setup/sample", post(setup_routes::setup_sample))
         .route("/api/setup/done", post(setup_routes::setup_done))
+        .route("/api", axum::routing::any(api_not_found))
+        .route("/api/", axum::routing::any(api_not_found))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
         .route_layer(middleware::from_fn_with_state(
             access.clone(),

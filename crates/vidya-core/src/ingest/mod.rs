@@ -210,7 +210,7 @@ fn cancelled(opts: &IngestOptions) -> bool {
 }
 
 fn absolute(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+    dunce::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// Ingests one book into `lib` in a single transaction.

@@ -287,10 +287,10 @@ impl Models {
     pub fn load() -> Self {
         let mut notes = Vec::new();
         // The answer model's tokenizer before the embedder: its JSON is parsed through a few
-        // hundred MB that are freed again, and the embedder's load then reuses them, so the
-        // peak memory is lower (`vidya ask --no-llm` on two books: 706 → 564 MiB, measured
-        // with /usr/bin/time on this machine).
+        // hundred MB that are freed again (and returned to the system), so the embedder's load
+        // does not add to that peak.
         let counter = TokenCounter::load();
+        crate::memory::release_free_memory();
         let embedder = match Embedder::load() {
             Ok(e) => Some(Arc::new(e)),
             Err(e) => {

@@ -90,13 +90,13 @@ pub fn free_disk_bytes(path: &Path) -> Option<u64> {
 }
 
 fn nearest_existing(path: &Path) -> std::path::PathBuf {
-    let mut p = std::fs::canonicalize(path).ok();
+    let mut p = dunce::canonicalize(path).ok();
     let mut cur = path.to_path_buf();
     while p.is_none() {
         match cur.parent() {
             Some(parent) => {
                 cur = parent.to_path_buf();
-                p = std::fs::canonicalize(&cur).ok();
+                p = dunce::canonicalize(&cur).ok();
             }
             None => return path.to_path_buf(),
         }

@@ -262,7 +262,7 @@ pub fn verify(cache_dir: &Path) -> ResourceReport {
                 (first, ResourceStatus::Missing, 0, Some(message))
             }
             Some(p) => {
-                let p = std::fs::canonicalize(&p).unwrap_or(p);
+                let p = dunce::canonicalize(&p).unwrap_or(p);
                 let meta = std::fs::metadata(&p).ok();
                 let size = meta.as_ref().map(|m| m.len()).unwrap_or(0);
                 let modified_ns = meta.as_ref().map(stamp).unwrap_or(0);

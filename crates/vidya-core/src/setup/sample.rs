@@ -31,7 +31,7 @@ pub fn sample_chapter() -> Option<PathBuf> {
     candidates
         .into_iter()
         .find(|p| p.is_file())
-        .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+        .map(|p| dunce::canonicalize(&p).unwrap_or(p))
 }
 
 /// The sample's own library folder: `<data dir>/setup-sample`.

@@ -5,6 +5,7 @@
 //! moment leaves the library as it was before that book.
 
 pub mod conversations;
+pub mod drive;
 pub mod postings;
 pub mod schema;
 pub mod sentences;
@@ -268,12 +269,9 @@ impl Library {
         self.conn
             .busy_timeout(std::time::Duration::from_secs(10))
             .map_err(|e| self.db_err(e))?;
+        let journal = drive::drive_kind(&self.dir).journal_pragmas();
         self.conn
-            .execute_batch(
-                "PRAGMA journal_mode = WAL;
-                 PRAGMA synchronous = NORMAL;
-                 PRAGMA foreign_keys = ON;",
-            )
+            .execute_batch(&format!("{journal} PRAGMA foreign_keys = ON;"))
             .map_err(|e| self.db_err(e))
     }
 

@@ -3,8 +3,7 @@
 //! `vidya eval`/`vidya bench`, see the README), answer on the photosynthesis pages, and report
 //! page-level recall@5 of BM25 over the book's QA set (target ≥ 0.60).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn biology_2e_end_to_end_and_recall_at_5() {

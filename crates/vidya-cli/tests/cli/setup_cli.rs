@@ -2,8 +2,7 @@
 //! model file is named with its fix, the wizard imports a `.gguf` file into the Ollama test
 //! server and asks its test question, and it speaks the six interface languages.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ollama_test_server::{Behaviour, TestServer};
 use std::path::Path;
 

@@ -2,8 +2,7 @@
 //! (`ollama-test-server`): streaming, citation checks, echo and refusal handling, the relevance
 //! gate, follow-ups, memory, the answer cache, and every error path of the model.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ollama_test_server::{Behaviour, Rule, TestServer};
 use std::path::Path;
 

@@ -6,8 +6,7 @@
 //! Other devices are simulated over loopback: the client's socket is bound to 127.0.0.2,
 //! 127.0.0.3, … so the server sees another address (only 127.0.0.1 and ::1 are this machine).
 
-mod common;
-use common::*;
+use crate::common::*;
 use ollama_test_server::{Behaviour, TestServer};
 use std::io::{BufRead, BufReader};
 use std::net::IpAddr;

@@ -11,10 +11,8 @@
 //! `--response-prefix`, and the model continues it: the misbehaviour seen in real use); an
 //! off-topic question never shows the model's own text.
 
-mod common;
-#[path = "../../vidya-core/tests/support/mod.rs"]
-mod support;
-use common::*;
+use crate::common::*;
+use crate::support;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -2,8 +2,7 @@
 //! `shared/data/indic_pdfs`: words taken from each ground-truth text are one token each (vowel
 //! signs, virama and nukta stay inside) and a search for the word retrieves its page.
 
-mod common;
-use common::*;
+use crate::common::*;
 use vidya_core::ingest::{self, IngestOptions};
 use vidya_core::text::Tokenizer;
 use vidya_core::{Engine, Library};

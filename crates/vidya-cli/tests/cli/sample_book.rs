@@ -1,8 +1,7 @@
 //! The main job on the committed sample (OpenStax Biology 2e chapters 7 and 8): ingest, ask,
 //! and check that every citation names a printed page that really holds the quoted text.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn ingest_then_ask_cites_real_printed_pages() {

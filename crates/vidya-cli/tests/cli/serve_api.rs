@@ -2,8 +2,7 @@
 //! questions answered as JSON (the same object as `vidya ask --json`) and as a stream of
 //! server-sent events from the Ollama test server, and the errors a client can cause.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ollama_test_server::{Behaviour, TestServer};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
@@ -218,14 +217,14 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
-    let r = http
-        .get(format!("{}/api/nope", s.url))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 404);
-    let e: serde_json::Value = r.json().await.unwrap();
-    assert_eq!(e["error"]["kind"], "not_found", "{e}");
+    // Unknown API paths, the bare prefix included, answer 404 in JSON (not the interface's
+    // file server).
+    for path in ["/api/nope", "/api/", "/api"] {
+        let r = http.get(format!("{}{path}", s.url)).send().await.unwrap();
+        assert_eq!(r.status(), 404, "{path}");
+        let e: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(e["error"]["kind"], "not_found", "{path}: {e}");
+    }
 
     let (_, st) = get_json(&http, format!("{}/api/stats", s.url)).await;
     assert_eq!(st["books"], 2, "{st}");

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-mod support;
+use crate::support;
 
 /// Each font with text in its script: the Unicode block's letters and signs that the languages
 /// use, plus a sentence (ground-truth text of `shared/data/indic_pdfs`).

@@ -2,8 +2,7 @@
 //! the manifest expects or fails with a specific, named error; nothing panics and nothing
 //! half-stored remains.
 
-mod common;
-use common::*;
+use crate::common::*;
 use vidya_core::ingest::{self, IngestOptions};
 use vidya_core::Library;
 

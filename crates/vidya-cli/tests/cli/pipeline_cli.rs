@@ -1,11 +1,8 @@
 //! The retrieval pipeline from the command line: `vidya ask --trace`, `vidya reindex`, and a
 //! damaged model file (the answer still comes, with a note naming the setup command).
 
-mod common;
-use common::*;
-
-#[path = "../../vidya-core/tests/support/mod.rs"]
-mod support;
+use crate::common::*;
+use crate::support;
 
 fn models_installed() -> bool {
     support::installed_models().is_some()
@@ -97,7 +94,16 @@ fn a_damaged_model_file_still_answers_and_names_the_setup_command() {
     let models = dir.path().join("models");
     let e5 = models.join(vidya_core::embed::MODEL_DIR);
     std::fs::create_dir_all(&e5).unwrap();
-    std::fs::write(e5.join("model_int8.onnx"), b"this is not an onnx model").unwrap();
+    std::fs::write(
+        e5.join(vidya_core::embed::MODEL_FILE),
+        b"this is not an onnx model",
+    )
+    .unwrap();
+    std::fs::write(
+        e5.join(vidya_core::embed::WEIGHTS_FILE),
+        b"nor are these weights",
+    )
+    .unwrap();
     std::fs::write(e5.join("tokenizer.json"), b"{}").unwrap();
     let o = vidya(&lib)
         .env("VIDYA_MODELS_DIR", &models)

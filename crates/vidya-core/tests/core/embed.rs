@@ -1,10 +1,10 @@
 //! The multilingual-e5-small embedder (needs `cargo xtask setup --models`, which
 //! `cargo xtask test` runs; without the files the tests say so and skip, except under CI).
 
-use vidya_core::embed::{cosine, Embedder, DIM, MODEL_DIR};
+use vidya_core::embed::{cosine, Embedder, DIM, MODEL_DIR, MODEL_FILE, WEIGHTS_FILE};
 use vidya_core::onnx::model_dirs;
 
-mod support;
+use crate::support;
 
 fn installed() -> bool {
     support::installed_models().is_some()
@@ -76,7 +76,13 @@ fn missing_or_damaged_model_files_name_the_setup_command() {
         dir.path().join("tokenizer.json"),
     )
     .unwrap();
-    std::fs::write(dir.path().join("model_int8.onnx"), b"not an onnx model").unwrap();
+    std::fs::write(dir.path().join(MODEL_FILE), b"not an onnx model").unwrap();
+    let e = Embedder::load_from(dir.path()).unwrap_err();
+    assert!(
+        e.to_string().contains(WEIGHTS_FILE) && e.to_string().contains("is missing"),
+        "{e}"
+    );
+    std::fs::write(dir.path().join(WEIGHTS_FILE), b"weights").unwrap();
     let e = Embedder::load_from(dir.path()).unwrap_err();
     assert!(e.to_string().contains("is damaged"), "{e}");
     assert!(e.to_string().contains("cargo xtask setup --models"), "{e}");

@@ -10,7 +10,7 @@ use vidya_core::retrieve::{Models, PipelineConfig};
 use vidya_core::search::dense::IndexSource;
 use vidya_core::{Engine, Library, VidyaError};
 
-mod support;
+use crate::support;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")

@@ -2,8 +2,7 @@
 //! repairs (`vidya eval --extraction`), and a Kruti Dev legacy-font book (committed fixture)
 //! that ingests as readable Hindi and answers a Hindi question from its page.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn extraction_meets_the_cer_targets() {

@@ -1,7 +1,6 @@
 //! Bad input gets a clear message and exit code 1, never a panic, and nothing stored is lost.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn empty_question_and_empty_library() {

@@ -1,8 +1,7 @@
 //! Killing the process in the middle of an ingest leaves the library exactly as before that
 //! book, and the next ingest completes.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::Duration;

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Installs Vidya's Windows test installer under Wine and checks the installed programs, as a
+# teacher's laptop would run them. Run by `cargo xtask windows` (and so by `cargo xtask test`):
+#
+#   installers/windows/wine-smoke.sh target/windows-installer/Vidya_<version>_x64-test-setup.exe
+#
+# In a fresh Wine prefix (target/windows-wine/, removed first), with no network where the kernel
+# allows a network namespace (`unshare -rn`; loopback only):
+#   1. silent install (/S) from a folder whose name has spaces and Devanagari letters, per user
+#      into %LOCALAPPDATA%\Vidya: the files, the Start-menu entry and the Apps entry (HKCU);
+#   2. `vidya.exe doctor`: the bundled pdfium.dll and onnxruntime.dll found and intact, every
+#      bundled file intact, paths shown without the `\\?\` prefix;
+#   3. `vidya.exe ingest` of the sample chapter copied into a folder with spaces and Hindi
+#      letters, into the default per-user library (%APPDATA%\Vidya\data\library), with vectors
+#      (ONNX Runtime and the embedder run);
+#   4. `vidya.exe ask --no-llm --trace`: dense retrieval and the pruner ran, printed page 154
+#      cited; `vidya.exe ask` with Ollama unreachable: the quotes and the reason;
+#   5. Hindi on the console: `vidya.exe setup --lang hi` prints UTF-8 Devanagari (Rust writes
+#      UTF-8 to pipes and files, UTF-16 to a real console: never a code page's `?`);
+#   6. `vidya.exe serve`: the interface and /health requested from Linux over loopback,
+#      while a second process asks the same library (SQLite's locking between processes);
+#   7. a library on a drive Windows reports as a network share (journal mode DELETE: SQLite's
+#      WAL needs memory shared between processes, which network file systems do not give) and
+#      one on a removable drive (WAL, checkpointed when the process ends);
+#   8. silent uninstall: the install folder, the Start-menu entry and the Apps entry removed,
+#      the library in %APPDATA%\Vidya kept.
+#
+# Wine 8 (Debian 12) lacks bcryptprimitives.dll's ProcessPrng, which Rust's standard library
+# uses and Windows 10/11 have: a stand-in (installers/windows/wine/) is built into the test
+# prefix's system32, never into the installer. WebView2 does not run under Wine, so the window
+# (vidya-desktop.exe) is installed and checked for its imports only (by `cargo xtask windows`).
+#
+# Exit status 0 when every check passed; 1 with "wine-smoke: FAIL ..." otherwise.
+set -euo pipefail
+
+INSTALLER=$(realpath "${1:?usage: wine-smoke.sh INSTALLER}")
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+HERE=$ROOT/installers/windows
+
+if [ -z "${VIDYA_SMOKE_NETNS:-}" ] && unshare -rn true 2>/dev/null; then
+  echo "wine-smoke: no network: running in a network namespace of its own (unshare -rn; loopback only)"
+  exec env VIDYA_SMOKE_NETNS=1 unshare -rn bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
+fi
+[ -n "${VIDYA_SMOKE_NETNS:-}" ] || echo "wine-smoke: unshare -rn is not allowed here: the network stays up (Ollama's address is a closed port)"
+
+WORK=$ROOT/target/windows-wine
+rm -rf "$WORK"
+mkdir -p "$WORK"
+export WINEPREFIX=$WORK/prefix WINEARCH=win64 WINEDEBUG=-all
+# No Mono or Gecko prompts; the VC++ runtime DLLs shipped beside the programs, not Wine's own.
+export WINEDLLOVERRIDES="mscoree,mshtml=;msvcp140,msvcp140_1,vcruntime140,vcruntime140_1=n,b"
+export OLLAMA_HOST=http://127.0.0.1:9   # a closed port: Ollama is not running
+
+# No Windows process outlives the test (a server left running, a stuck program).
+trap 'wineserver -k >/dev/null 2>&1 || true' EXIT
+fail() { echo "wine-smoke: FAIL: $*" >&2; exit 1; }
+ok() { echo "  ok: $*"; }
+step() { printf '\n== %s\n' "$*"; }
+# Runs a Windows program; its stdout and stderr go to $WORK/out.txt and $WORK/err.txt.
+win() { wine "$@" >"$WORK/out.txt" 2>"$WORK/err.txt"; }
+show() { sed 's/^/    /' "$WORK/out.txt" "$WORK/err.txt" | grep -v 'Failed to create DXGI factory' | head -"${1:-40}"; }
+
+step "a fresh Wine prefix"
+command -v wine >/dev/null || fail "wine is not installed (apt-get install wine wine64)"
+wine wineboot -i >/dev/null 2>&1 || fail "wineboot failed"
+wineserver -w
+# A new prefix may report an older Windows; Vidya's installer refuses anything before 10.
+wine winecfg -v win10 >/dev/null 2>&1 || fail "winecfg -v win10 failed"
+wineserver -w
+x86_64-w64-mingw32-gcc-posix -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
+  "$HERE/wine/bcryptprimitives.c" "$HERE/wine/bcryptprimitives.def" -ladvapi32 \
+  || fail "could not build the bcryptprimitives.dll stand-in"
+WUSER=$(ls "$WINEPREFIX/drive_c/users" | grep -vx Public | head -1)
+HOME_W=$WINEPREFIX/drive_c/users/$WUSER
+LOCAL=$HOME_W/AppData/Local/Vidya
+ROAMING=$HOME_W/AppData/Roaming/Vidya
+ok "$(wine --version), user $WUSER"
+
+step "1. silent install from a folder with spaces and Devanagari letters"
+USB="$WORK/USB स्टिक/Vidya setup"
+mkdir -p "$USB"
+cp "$INSTALLER" "$USB/Vidya-setup.exe"
+SIZE=$(stat -c %s "$INSTALLER")
+(cd "$USB" && wine ./Vidya-setup.exe /S) || fail "the silent install failed"
+wineserver -w
+for f in vidya.exe vidya-desktop.exe WebView2Loader.dll uninstall.exe installer-source.txt \
+  native/pdfium.dll native/onnxruntime.dll msvcp140.dll msvcp140_1.dll vcruntime140.dll vcruntime140_1.dll \
+  models/multilingual-e5-small/model_int8.onnx models/multilingual-e5-small/model_int8.onnx.data \
+  models/multilingual-e5-small/tokenizer.json models/llama-3.2-tokenizer/tokenizer.json \
+  ui/index.html sample/ch08.pdf licenses/THIRD-PARTY-NOTICES.md; do
+  [ -f "$LOCAL/$f" ] || fail "%LOCALAPPDATA%\\Vidya\\$f was not installed"
+done
+ok "installed to %LOCALAPPDATA%\\Vidya ($(du -sm "$LOCAL" | cut -f1) MB from a $((SIZE / 1024 / 1024)) MiB installer)"
+printf '%s\r\n' "$(wine winepath -w "$USB" 2>/dev/null | tr -d '\r')" >"$WORK/source.txt"
+cmp -s "$LOCAL/installer-source.txt" "$WORK/source.txt" || fail "installer-source.txt is not the installer's folder as one UTF-8 line"
+ok "installer-source.txt names the installer's folder (UTF-8): $(tr -d '\r' <"$LOCAL/installer-source.txt")"
+ls "$HOME_W/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Vidya.lnk" >/dev/null 2>&1 \
+  || fail "no Start-menu entry"
+ok "Start-menu entry"
+wine reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\Vidya' /v UninstallString >"$WORK/reg.txt" 2>&1 \
+  || fail "no entry in Settings > Apps (HKCU\\...\\Uninstall\\Vidya)"
+ok "Settings > Apps entry: $(grep -o 'C:.*uninstall.exe' "$WORK/reg.txt" | head -1)"
+VIDYA="$LOCAL/vidya.exe"
+
+step "2. vidya.exe doctor"
+win "$VIDYA" doctor || { show; fail "doctor failed"; }
+show 12
+grep -q 'pdfium: *ok' "$WORK/out.txt" || fail "doctor did not find pdfium.dll"
+grep -q 'onnxruntime: *ok' "$WORK/out.txt" || fail "doctor did not find onnxruntime.dll"
+N=$(grep -o '[0-9]* of [0-9]* bundled files present and intact' "$WORK/out.txt") || fail "doctor printed no file check"
+[ "${N%% of*}" = "$(echo "$N" | sed 's/.* of \([0-9]*\) .*/\1/')" ] || fail "doctor: only $N"
+! grep -qF '\\?\' "$WORK/out.txt" || fail "doctor shows paths with the \\\\?\\ prefix"
+grep -qF 'C:\users\' "$WORK/out.txt" || fail "doctor does not show the per-user library folder"
+ok "libraries found, $N, no \\\\?\\ paths, library under %APPDATA%"
+
+step "3. ingest a book from a folder with spaces and Hindi letters, with vectors"
+BOOKS="$HOME_W/Documents/मेरी किताबें"
+mkdir -p "$BOOKS"
+cp "$ROOT/tests/fixtures/biology2e/ch08.pdf" "$BOOKS/ch08 photosynthesis.pdf"
+BOOK_W=$(wine winepath -w "$BOOKS/ch08 photosynthesis.pdf" 2>/dev/null | tr -d '\r')
+win "$VIDYA" ingest "$BOOK_W" || { show; fail "ingest failed"; }
+show 4
+grep -q 'Added ".*Photosynthesis"' "$WORK/out.txt" || fail "ingest did not add the book"
+grep -qi 'no vectors\|without vectors\|dense retrieval is off' "$WORK/out.txt" "$WORK/err.txt" && fail "the book was stored without vectors"
+[ -f "$ROAMING/data/library/library.sqlite3" ] || fail "the library is not in %APPDATA%\\Vidya\\data\\library"
+ok "ingested with vectors into %APPDATA%\\Vidya\\data\\library"
+
+step "4. ask: dense retrieval, the pruner, the cited page; Ollama down"
+win "$VIDYA" ask --no-llm --trace "What happens in the light-dependent reactions of photosynthesis?" || { show; fail "ask failed"; }
+show 30
+grep -q 'printed page 154' "$WORK/out.txt" || fail "the answer does not cite printed page 154"
+grep -qi 'dense' "$WORK/out.txt" || fail "the trace shows no dense retrieval stage"
+grep -qi 'dense retrieval is off\|dense retrieval and pruning are off' "$WORK/out.txt" "$WORK/err.txt" && fail "dense retrieval was off"
+ok "cited printed page 154 with dense retrieval and pruning"
+win "$VIDYA" ask "why do plants look green" || { show; fail "ask with Ollama down failed"; }
+grep -q '\[1\]' "$WORK/out.txt" || { show; fail "no quoted answer while Ollama is down"; }
+grep -qi 'ollama' "$WORK/out.txt" "$WORK/err.txt" || { show; fail "no word on Ollama being down"; }
+ok "Ollama down: the textbook's quotes and the reason"
+
+step "5. Hindi on the console"
+win "$VIDYA" setup --lang hi || true
+iconv -f UTF-8 -t UTF-8 "$WORK/out.txt" >/dev/null || fail "setup --lang hi printed bytes that are not UTF-8"
+grep -qF 'पुस्तकालय' "$WORK/out.txt" || { show; fail "setup --lang hi printed no Devanagari"; }
+! grep -q '??' "$WORK/out.txt" || fail "setup --lang hi printed question marks (a code page conversion)"
+ok "UTF-8 Devanagari: $(grep -m1 -F 'पुस्तकालय' "$WORK/out.txt" | sed 's/^ *//' | cut -c1-120)"
+
+step "6. vidya.exe serve, requested from Linux, while another process asks the same library"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+wine "$VIDYA" serve --port "$PORT" >"$WORK/serve.txt" 2>&1 &
+SERVE=$!
+for _ in $(seq 1 120); do
+  curl -fsS "http://127.0.0.1:$PORT/health" >"$WORK/health.json" 2>/dev/null && break
+  sleep 0.5
+done
+[ -s "$WORK/health.json" ] || { cat "$WORK/serve.txt"; fail "vidya.exe serve did not answer on 127.0.0.1:$PORT"; }
+curl -fsS "http://127.0.0.1:$PORT/" | grep -qi '<html' || fail "the interface is not served"
+ok "http://127.0.0.1:$PORT/ serves the interface; /health: $(head -c 120 "$WORK/health.json")"
+win "$VIDYA" ask --no-llm "What is the Calvin cycle?" || { show; fail "a second process could not ask while serve had the library open"; }
+grep -q '\[1\]' "$WORK/out.txt" || fail "the second process got no answer"
+curl -fsS "http://127.0.0.1:$PORT/api/books" | grep -q 'Photosynthesis' || fail "/api/books does not list the book"
+ok "a second process answered from the library the server has open"
+kill "$SERVE" 2>/dev/null || true
+wait "$SERVE" 2>/dev/null || true
+
+step "7. libraries on a network share and on a removable drive"
+mkdir -p "$WORK/share" "$WORK/usb"
+ln -sfn "$WORK/share" "$WINEPREFIX/dosdevices/n:"
+ln -sfn "$WORK/usb" "$WINEPREFIX/dosdevices/u:"
+wine reg add 'HKLM\Software\Wine\Drives' /v 'n:' /d network /f >/dev/null 2>&1
+wine reg add 'HKLM\Software\Wine\Drives' /v 'u:' /d floppy /f >/dev/null 2>&1
+wineserver -k || true
+SAMPLE_W=$(wine winepath -w "$LOCAL/sample/ch08.pdf" 2>/dev/null | tr -d '\r')
+for d in n u; do
+  win "$VIDYA" --library "$d:\\library" ingest --no-embed "$SAMPLE_W" || { show; fail "ingest into $d:\\library failed"; }
+  win "$VIDYA" --library "$d:\\library" ask --no-llm "What is the Calvin cycle?" || { show; fail "ask from $d:\\library failed"; }
+  grep -q '\[1\]' "$WORK/out.txt" || fail "no answer from $d:\\library"
+done
+[ ! -e "$WORK/share/library/library.sqlite3-wal" ] && [ ! -e "$WORK/share/library/library.sqlite3-shm" ] \
+  || fail "the library on the network share was left in WAL mode ($(ls "$WORK/share/library"))"
+python3 - "$WORK/share/library/library.sqlite3" "$WORK/usb/library/library.sqlite3" <<'PY' || fail "journal modes"
+import sqlite3, sys
+net, usb = (sqlite3.connect(p).execute("PRAGMA journal_mode").fetchone()[0] for p in sys.argv[1:])
+assert net == "delete", f"network share: journal mode {net}, expected delete"
+assert usb == "wal", f"removable drive: journal mode {usb}, expected wal"
+print(f"  ok: network share: journal mode {net}; removable drive: {usb}")
+PY
+[ ! -s "$WORK/usb/library/library.sqlite3-wal" ] || fail "the library on the removable drive has an unsaved WAL after the process ended"
+ok "the removable drive's library is whole in library.sqlite3 once the process ends"
+
+step "8. silent uninstall keeps the library"
+wine "$LOCAL/uninstall.exe" /S || fail "the silent uninstall failed"
+wineserver -w
+[ ! -e "$LOCAL" ] || fail "the uninstaller left $(ls -A "$LOCAL" | head -5 | tr '\n' ' ')"
+[ ! -e "$HOME_W/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Vidya.lnk" ] || fail "the Start-menu entry is still there"
+! wine reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\Vidya' >/dev/null 2>&1 || fail "the Settings > Apps entry is still there"
+[ -f "$ROAMING/data/library/library.sqlite3" ] || fail "uninstalling deleted the library"
+ok "install folder, Start-menu and Apps entries removed; %APPDATA%\\Vidya\\data\\library kept"
+
+echo
+echo "wine-smoke: all checks passed (installer $SIZE bytes)"
