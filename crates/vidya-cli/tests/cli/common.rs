@@ -119,3 +119,13 @@ pub fn counts(lib: &Path) -> (i64, i64, i64) {
 pub fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// A lock for tests that must not share the machine with each other: the real model's tests
+/// (llama.cpp keeps both cores busy for minutes) and the classroom tests that wait for a
+/// server within a few seconds. All of this binary's modules run in one process, two tests at
+/// a time; before they were one binary each, these two groups never overlapped.
+pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A test that failed while holding it does not stop the others.
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}

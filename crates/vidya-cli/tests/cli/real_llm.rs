@@ -159,6 +159,7 @@ fn tutor_on(lib: &Path, llm: &RealLlm) -> Tutor {
 
 #[test]
 fn an_uncited_real_answer_gets_its_citations_from_vidya() {
+    let _machine = exclusive();
     let Some(llm) = RealLlm::start("") else {
         return;
     };
@@ -183,6 +184,7 @@ fn an_uncited_real_answer_gets_its_citations_from_vidya() {
 
 #[test]
 fn real_sentences_the_sources_do_not_support_are_removed() {
+    let _machine = exclusive();
     let Some(llm) = RealLlm::start("") else {
         return;
     };
@@ -241,6 +243,7 @@ fn real_sentences_the_sources_do_not_support_are_removed() {
 
 #[test]
 fn a_real_answer_that_opens_with_the_rules_loses_them() {
+    let _machine = exclusive();
     let Some(llm) = RealLlm::start("Two to four sentences. ") else {
         return;
     };
@@ -264,6 +267,7 @@ fn a_real_answer_that_opens_with_the_rules_loses_them() {
 
 #[test]
 fn an_off_topic_question_never_reaches_the_real_model() {
+    let _machine = exclusive();
     let Some(llm) = RealLlm::start("") else {
         return;
     };

@@ -6,6 +6,11 @@
 //! Other devices are simulated over loopback: the client's socket is bound to 127.0.0.2,
 //! 127.0.0.3, … so the server sees another address (only 127.0.0.1 and ::1 are this machine).
 
+// Each test holds `exclusive()` for its whole run, across its awaits on purpose: it keeps the
+// real model's tests off the machine while these wait on a server (one runtime per test, so no
+// task of this test waits on the lock it holds).
+#![allow(clippy::await_holding_lock)]
+
 use crate::common::*;
 use ollama_test_server::{Behaviour, TestServer};
 use std::io::{BufRead, BufReader};
@@ -127,6 +132,7 @@ async fn ask_when_free(d: &reqwest::Client, url: &str) -> (u16, serde_json::Valu
 
 #[test]
 fn an_open_bind_without_classroom_mode_is_refused() {
+    let _machine = exclusive();
     let tmp = tempfile::tempdir().unwrap();
     let o = run(tmp.path(), &["serve", "--bind", "0.0.0.0", "--port", "0"]);
     assert!(!o.status.success());
@@ -139,6 +145,7 @@ fn an_open_bind_without_classroom_mode_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_route_answers_only_the_roles_it_declares() {
+    let _machine = exclusive();
     let tmp = library_with_sample();
     let ollama = TestServer::start(Behaviour {
         default_reply: "Chlorophyll absorbs light energy [1].".into(),
@@ -236,6 +243,7 @@ async fn each_route_answers_only_the_roles_it_declares() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn students_see_only_their_own_conversations_and_the_class_can_end() {
+    let _machine = exclusive();
     let tmp = library_with_sample();
     let ollama = TestServer::start(Behaviour {
         default_reply: "Chlorophyll absorbs light energy [1].".into(),
@@ -338,6 +346,7 @@ async fn students_see_only_their_own_conversations_and_the_class_can_end() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn guessing_the_code_is_stopped_and_other_sites_are_refused() {
+    let _machine = exclusive();
     let tmp = tempfile::tempdir().unwrap();
     let ollama = TestServer::start(Behaviour::default());
     let s = classroom(tmp.path(), &ollama.url());
@@ -465,6 +474,7 @@ async fn until_event(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_class_shares_one_queue_with_places_and_the_teacher_goes_first() {
+    let _machine = exclusive();
     let tmp = library_with_sample();
     // About 3 s per answer, so the others have to wait.
     let ollama = TestServer::start(Behaviour {
@@ -556,6 +566,7 @@ async fn the_class_shares_one_queue_with_places_and_the_teacher_goes_first() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_teacher_pin_gives_another_device_the_teachers_routes() {
+    let _machine = exclusive();
     let tmp = library_with_sample();
     let ollama = TestServer::start(Behaviour::default());
     let s = classroom(tmp.path(), &ollama.url());
@@ -644,6 +655,7 @@ async fn the_teacher_pin_gives_another_device_the_teachers_routes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_without_a_stream_stops_when_its_device_hangs_up() {
+    let _machine = exclusive();
     let tmp = library_with_sample();
     // About 10 s of answer, one token every 250 ms.
     let ollama = TestServer::start(Behaviour {
@@ -684,6 +696,7 @@ async fn a_question_without_a_stream_stops_when_its_device_hangs_up() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_students_device_is_not_told_where_files_are_and_odd_names_are_cleaned() {
+    let _machine = exclusive();
     let tmp = library_with_sample();
     let ollama = TestServer::start(Behaviour::default());
     let s = classroom(tmp.path(), &ollama.url());
@@ -753,6 +766,7 @@ async fn a_students_device_is_not_told_where_files_are_and_odd_names_are_cleaned
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hanging_up_before_the_models_first_word_frees_the_device_at_once() {
+    let _machine = exclusive();
     let tmp = library_with_sample();
     // A slow laptop model: 20 s to its first word.
     let ollama = TestServer::start(Behaviour {
