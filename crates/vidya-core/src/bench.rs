@@ -229,3 +229,10 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
+
+/// Starts [`peak_rss_bytes`] again from the current resident memory (Linux: `5` written to
+/// `/proc/self/clear_refs`, proc(5)), so that one run can report the peak of each of its
+/// phases. Returns `false` where the platform cannot.
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}

@@ -115,7 +115,16 @@ async fn get(http: &reqwest::Client, url: String) -> (u16, serde_json::Value) {
 /// Asks a quick question (no model) from `d` until its earlier question has ended (it is
 /// refused `one_at_a_time` meanwhile), for at most 8 s: the last status and body.
 async fn ask_when_free(d: &reqwest::Client, url: &str) -> (u16, serde_json::Value) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(8);
+    ask_when_free_within(d, url, 8).await
+}
+
+/// As [`ask_when_free`], giving up after `secs` seconds.
+async fn ask_when_free_within(
+    d: &reqwest::Client,
+    url: &str,
+    secs: u64,
+) -> (u16, serde_json::Value) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
     loop {
         let (st, body) = post(
             d,
@@ -768,9 +777,11 @@ async fn a_students_device_is_not_told_where_files_are_and_odd_names_are_cleaned
 async fn hanging_up_before_the_models_first_word_frees_the_device_at_once() {
     let _machine = exclusive();
     let tmp = library_with_sample();
-    // A slow laptop model: 20 s to its first word.
+    // A very slow laptop model: two minutes to its first word. The device must be free long
+    // before that (a minute at most, however busy this machine is with other tests: the first
+    // question also waits for the models to load).
     let ollama = TestServer::start(Behaviour {
-        first_token_delay_ms: 20_000,
+        first_token_delay_ms: 120_000,
         ..Behaviour::default()
     });
     let s = classroom(tmp.path(), &ollama.url());
@@ -798,7 +809,7 @@ async fn hanging_up_before_the_models_first_word_frees_the_device_at_once() {
             drop(res);
         }
         // The device's question ends long before the model's first word would come.
-        let (status, _) = ask_when_free(&d, &s.url).await;
+        let (status, _) = ask_when_free_within(&d, &s.url, 60).await;
         assert_eq!(
             status, 200,
             "stream {stream}: still answering the abandoned question"

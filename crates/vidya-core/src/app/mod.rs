@@ -379,10 +379,16 @@ impl App {
         let arrival = self.queue.arrive();
         let settings = self.settings();
         let opts = Self::tutor_options(req, &settings)?;
-        let tutor = self.tutor_for_question(&settings)?;
-        let q = tutor.begin(&req.question, &opts)?;
         let cancel = ctl.cancel.clone();
         let cancelled = || cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst));
+        // The first question after a start or a library change waits for the models and
+        // indexes to load (seconds on a slow laptop): a student who left meanwhile is not
+        // kept "still answering" through retrieval too.
+        let tutor = self.tutor_for_question(&settings)?;
+        if cancelled() {
+            return Err(VidyaError::Cancelled);
+        }
+        let q = tutor.begin(&req.question, &opts)?;
         if tutor.rewrite_needs_model(&q) {
             let _turn = self
                 .queue
@@ -401,6 +407,9 @@ impl App {
             Step::Answered(a) => return Ok(*a),
             Step::NeedsModel(d) => d,
         };
+        if cancelled() {
+            return Err(VidyaError::Cancelled);
+        }
         (ctl.on_sources)(draft.citations());
         let _turn = self
             .queue
