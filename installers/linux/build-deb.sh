@@ -53,6 +53,6 @@ FLAGS=()
 [ "$PROFILE" = debug ] && FLAGS+=(--debug)
 CARGO_TARGET_DIR=$TARGET_DIR installers/node_modules/.bin/tauri bundle "${FLAGS[@]}" --bundles deb \
   --config installers/linux/tauri.linux.conf.json
-DEB=$(ls -t "$TARGET_DIR/$PROFILE/bundle/deb/"*.deb | head -1)
+DEB=$(ls -t "$TARGET_DIR/$PROFILE/bundle/deb/"*.deb | awk 'NR == 1')
 printf '\n.deb: %s (%s bytes)\n' "$DEB" "$(stat -c %s "$DEB")"
 echo "$DEB"

@@ -356,7 +356,7 @@ if command -v wine >/dev/null && [ -x /usr/lib/wine/wine64 ]; then
   USB="$WORK/USB स्टिक"       # a folder name with Devanagari, like a teacher's USB stick label
   mkdir -p "$USB"
   cp "$WORK/vidya-hooks-test-amd64.exe" "$USB/Vidya-setup.exe"
-  WUSER=$(ls "$WINEPREFIX/drive_c/users" | grep -vx Public | head -1)
+  WUSER=$(ls "$WINEPREFIX/drive_c/users" | grep -vx Public | awk 'NR == 1')
   LOCAL="$WINEPREFIX/drive_c/users/$WUSER/AppData/Local/Vidya"
   ROAMING="$WINEPREFIX/drive_c/users/$WUSER/AppData/Roaming/Vidya"
   run_setup() { (cd "$1" && wine ./Vidya-setup.exe /S "${@:2}"); local rc=$?; wineserver -w; return $rc; }

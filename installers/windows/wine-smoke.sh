@@ -58,7 +58,9 @@ ok() { echo "  ok: $*"; }
 step() { printf '\n== %s\n' "$*"; }
 # Runs a Windows program; its stdout and stderr go to $WORK/out.txt and $WORK/err.txt.
 win() { wine "$@" >"$WORK/out.txt" 2>"$WORK/err.txt"; }
-show() { sed 's/^/    /' "$WORK/out.txt" "$WORK/err.txt" | grep -v 'Failed to create DXGI factory' | head -"${1:-40}"; }
+# The first N lines (40) of the last program's output; awk reads to the end, so the pipeline
+# never dies of SIGPIPE under pipefail as it would with head.
+show() { sed 's/^/    /' "$WORK/out.txt" "$WORK/err.txt" | grep -v 'Failed to create DXGI factory' | awk -v n="${1:-40}" 'NR <= n'; }
 
 step "a fresh Wine prefix"
 command -v wine >/dev/null || fail "wine is not installed (apt-get install wine wine64)"
@@ -70,7 +72,7 @@ wineserver -w
 x86_64-w64-mingw32-gcc-posix -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
   "$HERE/wine/bcryptprimitives.c" "$HERE/wine/bcryptprimitives.def" -ladvapi32 \
   || fail "could not build the bcryptprimitives.dll stand-in"
-WUSER=$(ls "$WINEPREFIX/drive_c/users" | grep -vx Public | head -1)
+WUSER=$(ls "$WINEPREFIX/drive_c/users" | grep -vx Public | awk 'NR == 1')
 HOME_W=$WINEPREFIX/drive_c/users/$WUSER
 LOCAL=$HOME_W/AppData/Local/Vidya
 ROAMING=$HOME_W/AppData/Roaming/Vidya
@@ -153,11 +155,15 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 [ -s "$WORK/health.json" ] || { cat "$WORK/serve.txt"; fail "vidya.exe serve did not answer on 127.0.0.1:$PORT"; }
-curl -fsS "http://127.0.0.1:$PORT/" | grep -qi '<html' || fail "the interface is not served"
+# Responses go to files before grep -q reads them: grep stops at its first match, and curl
+# writing into the closed pipe fails the pipeline (pipefail).
+curl -fsS "http://127.0.0.1:$PORT/" >"$WORK/index.html" || fail "the interface is not served"
+grep -qi '<html' "$WORK/index.html" || fail "the interface is not served"
 ok "http://127.0.0.1:$PORT/ serves the interface; /health: $(head -c 120 "$WORK/health.json")"
 win "$VIDYA" ask --no-llm "What is the Calvin cycle?" || { show; fail "a second process could not ask while serve had the library open"; }
 grep -q '\[1\]' "$WORK/out.txt" || fail "the second process got no answer"
-curl -fsS "http://127.0.0.1:$PORT/api/books" | grep -q 'Photosynthesis' || fail "/api/books does not list the book"
+curl -fsS "http://127.0.0.1:$PORT/api/books" >"$WORK/books.json" || fail "/api/books did not answer"
+grep -q 'Photosynthesis' "$WORK/books.json" || fail "/api/books does not list the book"
 ok "a second process answered from the library the server has open"
 kill "$SERVE" 2>/dev/null || true
 wait "$SERVE" 2>/dev/null || true

@@ -99,6 +99,8 @@ function progressBox() {
 function showProgress(data) {
   const box = $('setup-progress');
   if (!box) return;
+  // The outcome line says "Done: <model> is ready."; the bar has nothing left to show.
+  if (data.phase === 'done') { box.hidden = true; return; }
   if (box.hidden) { box.hidden = false; box.scrollIntoView({ block: 'nearest' }); }
   const pct = data.total ? ` ${Math.floor((100 * data.completed) / data.total)} %` : '';
   const label = data.phase === 'reading' ? t('setup.test.reading') : t(`setup.progress.${data.phase}`);
