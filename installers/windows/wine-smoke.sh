@@ -18,7 +18,8 @@
 #   5. Hindi on the console: `vidya.exe setup --lang hi` prints UTF-8 Devanagari (Rust writes
 #      UTF-8 to pipes and files, UTF-16 to a real console: never a code page's `?`);
 #   6. `vidya.exe serve`: the interface and /health requested from Linux over loopback,
-#      while a second process asks the same library (SQLite's locking between processes);
+#      while a second process asks the same library (SQLite's locking between processes),
+#      then Ctrl-C (SIGINT, which Wine delivers as CTRL_C_EVENT) stops it cleanly;
 #   7. a library on a drive Windows reports as a network share (journal mode DELETE: SQLite's
 #      WAL needs memory shared between processes, which network file systems do not give) and
 #      one on a removable drive (WAL, checkpointed when the process ends);
@@ -165,8 +166,20 @@ grep -q '\[1\]' "$WORK/out.txt" || fail "the second process got no answer"
 curl -fsS "http://127.0.0.1:$PORT/api/books" >"$WORK/books.json" || fail "/api/books did not answer"
 grep -q 'Photosynthesis' "$WORK/books.json" || fail "/api/books does not list the book"
 ok "a second process answered from the library the server has open"
-kill "$SERVE" 2>/dev/null || true
-wait "$SERVE" 2>/dev/null || true
+# Ctrl-C: Wine turns SIGINT into the console's CTRL_C_EVENT, which the program's handler
+# (SetConsoleCtrlHandler, through tokio) receives as on Windows.
+kill -INT "$SERVE"
+for _ in $(seq 1 60); do kill -0 "$SERVE" 2>/dev/null || break; sleep 0.5; done
+if kill -0 "$SERVE" 2>/dev/null; then
+  kill -KILL "$SERVE" 2>/dev/null || true
+  cat "$WORK/serve.txt"
+  fail "vidya.exe serve did not stop on Ctrl-C within 30 s"
+fi
+SERVE_RC=0
+wait "$SERVE" || SERVE_RC=$?
+[ "$SERVE_RC" = 0 ] || { cat "$WORK/serve.txt"; fail "vidya.exe serve exited with $SERVE_RC on Ctrl-C"; }
+grep -q 'stopped serving' "$WORK/serve.txt" || { cat "$WORK/serve.txt"; fail "vidya.exe serve did not say it stopped"; }
+ok "Ctrl-C stopped vidya.exe serve cleanly (exit 0, 'stopped serving')"
 
 step "7. libraries on a network share and on a removable drive"
 mkdir -p "$WORK/share" "$WORK/usb"

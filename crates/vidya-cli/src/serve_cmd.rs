@@ -57,7 +57,10 @@ pub fn run(
             .serve_until(async {
                 let _ = tokio::signal::ctrl_c().await;
             })
-            .await
+            .await?;
+        // Ctrl-C (on Windows also closing the console): say so, so a teacher knows it stopped.
+        crate::output::err_line("Vidya stopped serving; the library is saved.");
+        anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
 }
