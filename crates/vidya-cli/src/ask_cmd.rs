@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use vidya_core::answer::ollama::LlmConfig;
 use vidya_core::answer::prompt::Mode;
+use vidya_core::answer::status::AnswerStatus;
 use vidya_core::answer::{Citation, Tutor, TutorAnswer, TutorOptions};
 use vidya_core::{Engine, Library, VidyaError};
 
@@ -119,7 +120,7 @@ pub(crate) fn ask_once(
     if write_failed {
         return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
     }
-    let model_text = matches!(a.status.as_str(), "answered" | "incomplete" | "refused");
+    let model_text = a.status.is_model_text() || a.status == AnswerStatus::Refused;
     if streamed.is_empty() || !model_text {
         if !streamed.is_empty() {
             out!("\n");
@@ -133,7 +134,7 @@ pub(crate) fn ask_once(
     if let Some(note) = &a.note {
         out!("\nNote: {note}");
     }
-    if !a.base.citations.is_empty() && a.status != "refused" {
+    if !a.base.citations.is_empty() && a.status != AnswerStatus::Refused {
         out!("\nSources:");
         for c in &a.base.citations {
             let chapter = if c.chapter == c.book {

@@ -265,7 +265,7 @@ pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
         match &last {
             Some(SetupEvent::Answer(ans)) => {
                 if !a.json {
-                    let model_text = matches!(ans.status.as_str(), "answered" | "incomplete");
+                    let model_text = ans.status.is_model_text();
                     if !model_text {
                         out!("{}", ans.base.answer);
                     }

@@ -152,9 +152,15 @@ pub enum VidyaError {
         /// Newest schema this build knows.
         known: i64,
     },
-    /// A setting or option has a value Vidya does not know.
+    /// A setting or option has a value Vidya does not know (the user's input: HTTP 400).
     #[error("{0}")]
     BadOption(String),
+    /// A fault inside Vidya, not in what the user gave it: a worker thread that panicked, a
+    /// vector index that failed, no randomness from the system (HTTP 500).
+    #[error(
+        "something went wrong inside Vidya: {0}. Try again; if it happens again, restart Vidya"
+    )]
+    Internal(String),
     /// The conversation does not exist.
     #[error("there is no conversation with id {0}: `vidya conversations` lists them")]
     NoSuchConversation(i64),
@@ -191,6 +197,7 @@ impl VidyaError {
             Self::Database { .. } => "database",
             Self::SchemaTooNew { .. } => "schema_too_new",
             Self::BadOption(_) => "bad_option",
+            Self::Internal(_) => "internal",
             Self::NoSuchConversation(_) => "no_such_conversation",
             Self::Cancelled => "cancelled",
             Self::Busy(_) => "busy",

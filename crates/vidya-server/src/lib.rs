@@ -406,22 +406,38 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// The HTTP status of an engine error.
+/// The HTTP status of an engine error: 400 for what the caller sent, 404 for what is not
+/// there, 422 for a file that cannot be read, 503 when busy, 500 for faults on this side
+/// (missing or broken bundled files, the database, the disk, [`VidyaError::Internal`]).
+/// Exhaustive, so a new variant has to be given its status here.
 fn status_of(e: &VidyaError) -> StatusCode {
-    match e.kind() {
-        "empty_question" | "bad_option" | "unsupported" | "empty" | "too_large" => {
-            StatusCode::BAD_REQUEST
-        }
-        "busy" => StatusCode::SERVICE_UNAVAILABLE,
-        "no_library"
-        | "empty_library"
-        | "no_such_book"
-        | "no_such_conversation"
-        | "no_page_image" => StatusCode::NOT_FOUND,
-        "scanned" | "garbled_text" | "legacy_font" | "encrypted" | "corrupt" => {
-            StatusCode::UNPROCESSABLE_ENTITY
-        }
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    use VidyaError as E;
+    match e {
+        E::EmptyQuestion
+        | E::BadOption(_)
+        | E::Unsupported { .. }
+        | E::Empty { .. }
+        | E::TooLarge { .. } => StatusCode::BAD_REQUEST,
+        E::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+        E::NoLibrary { .. }
+        | E::EmptyLibrary
+        | E::NoSuchBook(_)
+        | E::NoSuchConversation(_)
+        | E::NoPageImage { .. } => StatusCode::NOT_FOUND,
+        E::Scanned { .. }
+        | E::GarbledText { .. }
+        | E::LegacyFont { .. }
+        | E::Encrypted { .. }
+        | E::Corrupt { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+        E::Io { .. }
+        | E::PdfiumMissing { .. }
+        | E::ModelMissing { .. }
+        | E::RerankerBroken { .. }
+        | E::Database { .. }
+        | E::WrongType { .. }
+        | E::SchemaTooNew { .. }
+        | E::Cancelled
+        | E::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -439,7 +455,7 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| bad_request(format!("internal error: {e}")))?
+        .map_err(|e| ApiError(VidyaError::Internal(format!("the task stopped ({e})"))))?
         .map_err(ApiError)
 }
 
@@ -607,6 +623,41 @@ pub(crate) fn event_stream<E: serde::Serialize + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn faults_on_this_side_are_500_and_the_callers_mistakes_400() {
+        assert_eq!(
+            status_of(&VidyaError::Internal("x".into())),
+            StatusCode::INTERNAL_SERVER_ERROR
+        );
+        assert_eq!(
+            status_of(&VidyaError::BadOption("x".into())),
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(
+            status_of(&VidyaError::EmptyQuestion),
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(status_of(&VidyaError::NoSuchBook(3)), StatusCode::NOT_FOUND);
+        assert_eq!(
+            status_of(&VidyaError::Busy("x".into())),
+            StatusCode::SERVICE_UNAVAILABLE
+        );
+        let file = || std::path::PathBuf::from("a.pdf");
+        assert_eq!(
+            status_of(&VidyaError::Encrypted { path: file() }),
+            StatusCode::UNPROCESSABLE_ENTITY
+        );
+        assert_eq!(
+            status_of(&VidyaError::io(file(), std::io::Error::other("disk"))),
+            StatusCode::INTERNAL_SERVER_ERROR
+        );
+        // The body names the kind, so the interface can word it.
+        assert_eq!(
+            error_json(&VidyaError::Internal("x".into()))["error"]["kind"],
+            "internal"
+        );
+    }
 
     #[test]
     fn only_loopback_host_names_are_local() {

@@ -29,7 +29,7 @@ pub async fn setup_start_ollama(State(app): State<Arc<App>>) -> Response {
             Json(serde_json::json!({ "error": e })),
         )
             .into_response(),
-        Err(e) => ApiError(VidyaError::BadOption(format!("internal error: {e}"))).into_response(),
+        Err(e) => ApiError(VidyaError::Internal(format!("the task stopped ({e})"))).into_response(),
     }
 }
 

@@ -17,7 +17,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use vidya_core::answer::grounding::{self, Verdict};
-use vidya_core::answer::{Citation, Tutor, TutorOptions};
+use vidya_core::answer::{AnswerStatus, Citation, Tutor, TutorOptions};
 
 const MODEL: &str = "qwen2.5-coder:0.5b";
 const Q: &str = "What happens in the light-dependent reactions of photosynthesis?";
@@ -225,7 +225,7 @@ fn real_sentences_the_sources_do_not_support_are_removed() {
                 a.base.answer
             );
         }
-        if a.status == "answered" {
+        if a.status == AnswerStatus::Answered {
             assert_every_statement_supported(&serde_json::to_value(&a).unwrap());
         } else {
             assert!(

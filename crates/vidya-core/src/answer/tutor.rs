@@ -9,6 +9,7 @@ use super::followup;
 use super::ollama::{LlmConfig, LlmError, OllamaClient};
 use super::postcheck::{self, Checked, PostCheck};
 use super::prompt::{self, HistoryTurn, Mode, PromptSource};
+use super::status::{AnswerStatus, QuerySource};
 use crate::ask::{AskOptions, AskResponse, Engine};
 use crate::error::{Result, VidyaError};
 use crate::store::Turn;
@@ -100,19 +101,17 @@ pub struct TutorAnswer {
     pub language: String,
     /// The model asked, if any.
     pub model: Option<String>,
-    /// How the answer was made: `answered` (model, checked), `incomplete` (model stopped
-    /// mid-answer; the text that arrived, checked), `refused` (model found no answer in the
-    /// sources), `extractive` (no model: quoted sentences), `gated` (nothing relevant
-    /// retrieved; no model call), `cached`.
-    pub status: String,
+    /// How the answer was made (JSON: `answered`, `incomplete`, `refused`, `extractive`,
+    /// `gated`, `cached`).
+    pub status: AnswerStatus,
     /// Why the model could not answer, when it could not.
     pub llm_error: Option<LlmProblem>,
     /// One line for the student explaining a fallback or an incomplete answer.
     pub note: Option<String>,
     /// The standalone query used for retrieval.
     pub query: String,
-    /// How the query was made: `question`, `model` (rewrite accepted) or `fallback`.
-    pub query_source: String,
+    /// How the query was made (JSON: `question`, `model` or `fallback`).
+    pub query_source: QuerySource,
     /// Post-check decisions.
     pub postcheck: PostCheck,
     /// Conversation id (when remembered).
@@ -181,8 +180,8 @@ pub struct Question {
 pub struct Query {
     /// The standalone query text.
     pub text: String,
-    /// `question` (the question itself), `model` (rewritten by the model) or `fallback`.
-    pub source: &'static str,
+    /// The question itself, rewritten by the model, or joined with the earlier turn.
+    pub source: QuerySource,
     /// Time the rewrite took (ms).
     pub ms: f64,
 }
@@ -391,7 +390,7 @@ impl Tutor {
         if !followup::needs_rewrite(&q.question, q.history.len(), &self.tokenizer) {
             return Query {
                 text: q.question.trim().to_string(),
-                source: "question",
+                source: QuerySource::Question,
                 ms: ms(t),
             };
         }
@@ -413,8 +412,11 @@ impl Tutor {
             None
         };
         let (text, source) = match rewritten {
-            Some(r) => (r, "model"),
-            None => (followup::fallback(&q.question, &q.history), "fallback"),
+            Some(r) => (r, QuerySource::Model),
+            None => (
+                followup::fallback(&q.question, &q.history),
+                QuerySource::Fallback,
+            ),
         };
         Query {
             text,
@@ -439,7 +441,7 @@ impl Tutor {
                 None
             }) {
                 if let Ok(mut cached) = serde_json::from_str::<TutorAnswer>(&json) {
-                    cached.status = "cached".into();
+                    cached.status = AnswerStatus::Cached;
                     cached.base.timings_ms.clear();
                     cached.base.timings_ms.insert("total".into(), ms(q.t0));
                     let trace = serde_json::json!({"cache": "hit"});
@@ -462,7 +464,7 @@ impl Tutor {
         let mut base: AskResponseData = extractive.into();
         let retrieval = base.retrieval.clone();
         base.timings_ms.remove("total");
-        if query.source != "question" {
+        if query.source != QuerySource::Question {
             base.timings_ms.insert("rewrite".into(), query.ms);
         }
         let mut answer = TutorAnswer {
@@ -470,11 +472,11 @@ impl Tutor {
             mode: opts.mode,
             language: q.lang.to_string(),
             model: None,
-            status: "extractive".into(),
+            status: AnswerStatus::Extractive,
             llm_error: None,
             note: None,
             query: query.text,
-            query_source: query.source.into(),
+            query_source: query.source,
             postcheck: PostCheck::default(),
             conversation_id: opts.conversation,
             turn_id: None,
@@ -482,7 +484,7 @@ impl Tutor {
         };
         let trace = serde_json::json!({ "retrieval": retrieval });
         if answer.base.gated {
-            answer.status = "gated".into();
+            answer.status = AnswerStatus::Gated;
             answer.base.answer = if q.lang == "en" {
                 crate::answer::extractive::NOT_FOUND.to_string()
             } else {
@@ -584,7 +586,7 @@ impl Tutor {
             }
         }
         answer.base.timings_ms.insert("total".into(), ms(q.t0));
-        if answer.status == "answered" {
+        if answer.status == AnswerStatus::Answered {
             if let Some(key) = &cache_key {
                 if let Ok(json) = serde_json::to_string(&answer) {
                     if let Err(e) = self.engine.library().cache_put(key, &json) {
@@ -626,7 +628,7 @@ impl Tutor {
         };
         match self.ground(checked, answer, q.opts.mode, lang, trace) {
             Checked::UseExtractive => {
-                answer.status = "extractive".into();
+                answer.status = AnswerStatus::Extractive;
                 let pc = &answer.postcheck;
                 answer.note = Some(if !g.complete {
                     // The model stopped (stalled, the connection broke, a server error
@@ -646,11 +648,15 @@ impl Tutor {
                 });
             }
             Checked::Refusal(text) => {
-                answer.status = "refused".into();
+                answer.status = AnswerStatus::Refused;
                 answer.base.answer = text;
             }
             Checked::Answer(text) => {
-                answer.status = if g.complete { "answered" } else { "incomplete" }.into();
+                answer.status = if g.complete {
+                    AnswerStatus::Answered
+                } else {
+                    AnswerStatus::Incomplete
+                };
                 if !g.complete {
                     // Never leave the student with a few words only: the textbook's sentences
                     // follow what arrived.
@@ -753,7 +759,7 @@ impl Tutor {
     }
 
     fn fall_back(&self, answer: &mut TutorAnswer, e: LlmError) {
-        answer.status = "extractive".into();
+        answer.status = AnswerStatus::Extractive;
         answer.note = Some(format!(
             "The quotes above are your textbook's answer; the tutor could not write one of its own: {e}."
         ));
@@ -786,7 +792,7 @@ impl Tutor {
             mode: answer.mode.as_str().into(),
             language: answer.language.clone(),
             model: answer.model.clone(),
-            status: answer.status.clone(),
+            status: answer.status.as_str().into(),
             timings: serde_json::to_value(&answer.base.timings_ms).unwrap_or_default(),
             context_tokens: answer.base.context_tokens as i64,
             page_tokens: answer.base.page_tokens as i64,
@@ -819,11 +825,11 @@ impl Tutor {
         trace["time_unix_ms"] = unix_ms.into();
         trace["question"] = question.into();
         trace["query"] = answer.query.clone().into();
-        trace["query_source"] = answer.query_source.clone().into();
+        trace["query_source"] = answer.query_source.as_str().into();
         trace["mode"] = answer.mode.as_str().into();
         trace["language"] = answer.language.clone().into();
         trace["model"] = serde_json::to_value(&answer.model).unwrap_or_default();
-        trace["status"] = answer.status.clone().into();
+        trace["status"] = answer.status.as_str().into();
         trace["gated"] = answer.base.gated.into();
         trace["kept"] = serde_json::to_value(&answer.base.citations).unwrap_or_default();
         trace["context_tokens"] = answer.base.context_tokens.into();
@@ -895,7 +901,7 @@ mod tests {
         let query = t.rewrite(&q, true);
         assert_eq!(
             (query.text.as_str(), query.source),
-            ("why do leaves look green", "question")
+            ("why do leaves look green", QuerySource::Question)
         );
         // retrieve: with the model on, a draft whose passages hold the answer.
         let Step::NeedsModel(draft) = t.retrieve(q.clone(), query.clone()).unwrap() else {
@@ -911,7 +917,7 @@ mod tests {
         );
         // generate: the model cannot be reached, so the textbook's sentences answer, with why.
         let a = t.generate(*draft, &mut |_| {}, None).unwrap();
-        assert_eq!(a.status, "extractive");
+        assert_eq!(a.status, AnswerStatus::Extractive);
         assert!(a.llm_error.is_some() && a.note.is_some(), "{a:?}");
         assert!(a.base.answer.contains("green light"), "{}", a.base.answer);
         assert!(a.turn_id.is_some(), "the turn is remembered");
@@ -925,7 +931,7 @@ mod tests {
         let Step::Answered(a) = t.retrieve(q, query).unwrap() else {
             panic!("no model: answered at once");
         };
-        assert_eq!(a.status, "extractive");
+        assert_eq!(a.status, AnswerStatus::Extractive);
         assert!(a.base.answer.contains("crossing over"), "{}", a.base.answer);
     }
 
@@ -949,7 +955,7 @@ mod tests {
         assert_eq!(q.history.len(), 1);
         assert!(!t.rewrite_needs_model(&q), "the model is off");
         let query = t.rewrite(&q, false);
-        assert_eq!(query.source, "fallback");
+        assert_eq!(query.source, QuerySource::Fallback);
         assert!(
             query.text.to_lowercase().contains("meiosis"),
             "{}",

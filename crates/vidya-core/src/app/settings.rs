@@ -143,13 +143,13 @@ impl Settings {
     }
 
     /// Validates and writes the settings atomically (a temporary file renamed over the old
-    /// one, so a crash never leaves half a file). Errors: [`VidyaError::BadOption`], I/O.
+    /// one, so a crash never leaves half a file). Errors: [`VidyaError::BadOption`], [`VidyaError::Internal`] (serialising failed), I/O.
     pub fn save(&self, dir: &Path) -> Result<()> {
         self.validate()?;
         let path = Self::path(dir);
         let tmp = dir.join(format!("{SETTINGS_FILE}.tmp"));
         let json =
-            serde_json::to_vec_pretty(self).map_err(|e| VidyaError::BadOption(e.to_string()))?;
+            serde_json::to_vec_pretty(self).map_err(|e| VidyaError::Internal(e.to_string()))?;
         std::fs::write(&tmp, json).map_err(|e| VidyaError::io(&tmp, e))?;
         std::fs::rename(&tmp, &path).map_err(|e| VidyaError::io(&path, e))
     }

@@ -43,7 +43,7 @@ pub fn set(dir: &Path, pin: Option<&str>) -> Result<()> {
     }
     let mut salt = [0u8; 16];
     getrandom::fill(&mut salt)
-        .map_err(|e| VidyaError::BadOption(format!("no random numbers for the PIN's salt: {e}")))?;
+        .map_err(|e| VidyaError::Internal(format!("no random numbers for the PIN's salt: {e}")))?;
     let line = format!(
         "pbkdf2-sha256${PBKDF2_ROUNDS}${}${}\n",
         hex::encode(salt),

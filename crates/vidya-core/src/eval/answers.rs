@@ -17,6 +17,7 @@
 
 use super::quantile;
 use crate::answer::grounding::{self, Verdict};
+use crate::answer::status::AnswerStatus;
 use crate::answer::{Tutor, TutorAnswer, TutorOptions};
 use crate::error::{Result, VidyaError};
 use serde::{Deserialize, Serialize};
@@ -245,7 +246,9 @@ fn mentions(text: &str, phrase: &str) -> bool {
 
 fn score(tutor: &Tutor, item: &AnswerItem, a: &TutorAnswer, acc: &mut Acc) -> Result<()> {
     acc.n += 1;
-    *acc.statuses.entry(a.status.clone()).or_default() += 1;
+    *acc.statuses
+        .entry(a.status.as_str().to_string())
+        .or_default() += 1;
     acc.total
         .push(a.base.timings_ms.get("total").copied().unwrap_or(0.0));
     if let Some(t) = a.base.timings_ms.get("ttft") {
@@ -261,7 +264,7 @@ fn score(tutor: &Tutor, item: &AnswerItem, a: &TutorAnswer, acc: &mut Acc) -> Re
             .is_none_or(|b| b.eq_ignore_ascii_case(title))
     };
     if a.base.citations.iter().any(|c| {
-        (cited.contains(&c.n) || a.status == "extractive")
+        (cited.contains(&c.n) || a.status == AnswerStatus::Extractive)
             && c.file == item.file
             && book_ok(&c.book)
             && (item.pages.0..=item.pages.1).contains(&c.pdf_page)
@@ -278,7 +281,7 @@ fn score(tutor: &Tutor, item: &AnswerItem, a: &TutorAnswer, acc: &mut Acc) -> Re
             acc.mention += 1;
         }
     }
-    if matches!(a.status.as_str(), "answered" | "incomplete") {
+    if a.status.is_model_text() {
         acc.model_answers += 1;
         acc.removed += a.postcheck.removed_sentences.len();
         acc.with_removals += (!a.postcheck.removed_sentences.is_empty()) as usize;
@@ -416,7 +419,7 @@ pub fn answer_quality(
         let mut right = 0;
         for q in &questions {
             let a = tutor.ask(q, &opts, &mut |_| {}, None)?;
-            if matches!(a.status.as_str(), "gated" | "refused") {
+            if matches!(a.status, AnswerStatus::Gated | AnswerStatus::Refused) {
                 right += 1;
             } else {
                 report.off_topic_answered.push(format!(

@@ -75,8 +75,8 @@ impl std::fmt::Debug for DenseIndex {
 }
 
 fn index_error(what: &str, e: impl std::fmt::Display) -> VidyaError {
-    VidyaError::BadOption(format!(
-        "the vector index failed while {what} ({e}). Run `vidya reindex` to rebuild it"
+    VidyaError::Internal(format!(
+        "the vector index failed while {what} ({e}); `vidya reindex` rebuilds it"
     ))
 }
 
