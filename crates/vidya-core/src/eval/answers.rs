@@ -147,7 +147,7 @@ pub struct AnswerFigures {
 #[derive(Default)]
 struct Acc {
     n: usize,
-    statuses: BTreeMap<String, usize>,
+    statuses: BTreeMap<AnswerStatus, usize>,
     model_answers: usize,
     fully: usize,
     unsupported: usize,
@@ -167,7 +167,7 @@ impl Acc {
     fn merge(&mut self, other: &Acc) {
         self.n += other.n;
         for (k, v) in &other.statuses {
-            *self.statuses.entry(k.clone()).or_default() += v;
+            *self.statuses.entry(*k).or_default() += v;
         }
         self.model_answers += other.model_answers;
         self.fully += other.fully;
@@ -185,17 +185,19 @@ impl Acc {
 
     fn figures(&self) -> AnswerFigures {
         let share = |x: usize, n: usize| x as f64 / n.max(1) as f64;
-        let st = |k: &[&str]| {
-            k.iter()
-                .map(|k| self.statuses.get(*k).copied().unwrap_or(0))
+        let st = |which: fn(AnswerStatus) -> bool| {
+            self.statuses
+                .iter()
+                .filter(|(s, _)| which(**s))
+                .map(|(_, n)| n)
                 .sum::<usize>()
         };
         AnswerFigures {
             n: self.n,
-            answered: share(st(&["answered", "incomplete"]), self.n),
-            refused: share(st(&["refused"]), self.n),
-            extractive: share(st(&["extractive"]), self.n),
-            gated: share(st(&["gated"]), self.n),
+            answered: share(st(AnswerStatus::is_model_text), self.n),
+            refused: share(st(|s| s == AnswerStatus::Refused), self.n),
+            extractive: share(st(|s| s == AnswerStatus::Extractive), self.n),
+            gated: share(st(|s| s == AnswerStatus::Gated), self.n),
             fully_supported: share(self.fully, self.model_answers),
             unsupported_shown: self.unsupported,
             cited_page: share(self.cited_page, self.n),
@@ -246,9 +248,7 @@ fn mentions(text: &str, phrase: &str) -> bool {
 
 fn score(tutor: &Tutor, item: &AnswerItem, a: &TutorAnswer, acc: &mut Acc) -> Result<()> {
     acc.n += 1;
-    *acc.statuses
-        .entry(a.status.as_str().to_string())
-        .or_default() += 1;
+    *acc.statuses.entry(a.status).or_default() += 1;
     acc.total
         .push(a.base.timings_ms.get("total").copied().unwrap_or(0.0));
     if let Some(t) = a.base.timings_ms.get("ttft") {
