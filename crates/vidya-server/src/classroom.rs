@@ -238,7 +238,7 @@ pub async fn teacher(
             &token,
         ),
         Ok(Err(refused)) => refused,
-        Err(e) => access::refuse(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()),
+        Err(e) => crate::task_stopped(e).into_response(),
     }
 }
 
@@ -264,8 +264,9 @@ pub async fn set_pin(
             access.end_teacher_sessions();
             Json(serde_json::json!({"pin_set": app.teacher_pin_set()})).into_response()
         }
-        Ok(Err(e)) => access::refuse(StatusCode::BAD_REQUEST, e.kind(), e.to_string()),
-        Err(e) => access::refuse(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()),
+        // The engine error's own status: a PIN of the wrong form is 400, no randomness 500.
+        Ok(Err(e)) => crate::ApiError(e).into_response(),
+        Err(e) => crate::task_stopped(e).into_response(),
     }
 }
 

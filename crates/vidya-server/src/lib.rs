@@ -449,13 +449,18 @@ fn bad_request(message: impl Into<String>) -> ApiError {
     ApiError(VidyaError::BadOption(message.into()))
 }
 
+/// A blocking task that panicked or was cancelled: a fault on this side (500, kind `internal`).
+fn task_stopped(e: tokio::task::JoinError) -> ApiError {
+    ApiError(VidyaError::Internal(format!("the task stopped ({e})")))
+}
+
 /// Runs blocking engine work off the async workers.
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, VidyaError> + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| ApiError(VidyaError::Internal(format!("the task stopped ({e})"))))?
+        .map_err(task_stopped)?
         .map_err(ApiError)
 }
 

@@ -12,7 +12,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use vidya_core::app::{App, LANGUAGE_CHOICES};
 use vidya_core::setup::SetupEvent;
-use vidya_core::VidyaError;
 
 pub async fn setup_report(
     State(app): State<Arc<App>>,
@@ -29,7 +28,7 @@ pub async fn setup_start_ollama(State(app): State<Arc<App>>) -> Response {
             Json(serde_json::json!({ "error": e })),
         )
             .into_response(),
-        Err(e) => ApiError(VidyaError::Internal(format!("the task stopped ({e})"))).into_response(),
+        Err(e) => crate::task_stopped(e).into_response(),
     }
 }
 
