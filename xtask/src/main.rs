@@ -24,9 +24,6 @@ use clap::{Parser, Subcommand};
 use models::{
     build_models, build_test_models, install_reranker, provide_npm_files, provide_test_llm,
 };
-use sha2::{Digest, Sha256};
-use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use suite::{demo, test};
@@ -178,18 +175,9 @@ pub(crate) fn host_target() -> &'static str {
     }
 }
 
+/// sha256 of the file at `path` (hex). Errors: it cannot be read (named).
 pub(crate) fn sha256_file(path: &Path) -> Result<String> {
-    let mut f = fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(hex::encode(h.finalize()))
+    vidya_manifest::sha256_file(path).with_context(|| format!("reading {}", path.display()))
 }
 
 pub(crate) fn python() -> String {

@@ -6,10 +6,11 @@ use crate::output;
 use anyhow::Result;
 use std::path::Path;
 use std::process::ExitCode;
-use vidya_core::answer::ollama::LlmConfig;
+use vidya_core::answer::llm_client::LlmConfig;
 use vidya_core::answer::prompt::Mode;
 use vidya_core::answer::status::AnswerStatus;
 use vidya_core::answer::{Citation, Tutor, TutorAnswer, TutorOptions};
+use vidya_core::retrieve::PipelineResult;
 use vidya_core::{Engine, Library, VidyaError};
 
 /// `vidya ask`: one question, the answer streamed (or as JSON), then the retrieval figures.
@@ -160,11 +161,12 @@ pub(crate) fn ask_once(
 
 /// Prints the pipeline's notes (stages that are off) to stderr, and with `trace` its per-stage
 /// figures to stdout.
-fn print_retrieval(r: &serde_json::Value, trace: bool) -> Result<()> {
-    for n in r["notes"].as_array().into_iter().flatten() {
-        output::err_line(format!("note: {}", n.as_str().unwrap_or_default()));
+fn print_retrieval(r: &PipelineResult, trace: bool) -> Result<()> {
+    for n in &r.notes {
+        output::err_line(format!("note: {n}"));
     }
-    if !trace || r.is_null() {
+    // A cached answer from before retrieval was stored has no stages.
+    if !trace || r.stages.is_empty() {
         return Ok(());
     }
     out!("\nRetrieval trace:");
@@ -176,81 +178,62 @@ fn print_retrieval(r: &serde_json::Value, trace: bool) -> Result<()> {
         "out",
         "tokens"
     );
-    for s in r["stages"].as_array().into_iter().flatten() {
-        let tokens = match (s["tokens_in"].as_u64(), s["tokens_out"].as_u64()) {
+    for s in &r.stages {
+        let tokens = match (s.tokens_in, s.tokens_out) {
             (Some(a), Some(b)) => format!("{a} → {b}"),
             _ => String::new(),
         };
         out!(
             "  {:<12} {:>9.1} {:>6} {:>6} {:>11}",
-            s["stage"].as_str().unwrap_or_default(),
-            s["ms"].as_f64().unwrap_or_default(),
-            s["items_in"].as_u64().unwrap_or_default(),
-            s["items_out"].as_u64().unwrap_or_default(),
+            s.stage,
+            s.ms,
+            s.items_in,
+            s.items_out,
             tokens
         );
     }
-    let route = &r["route"];
-    if route["considered"].as_u64().unwrap_or(0) > 0 {
+    if r.route.considered > 0 {
         out!(
             "  router: {} of {} chapters searched; closest: {}",
-            route["kept"],
-            route["considered"],
-            route["top"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|t| format!(
-                    "{} ({:.3})",
-                    t[0].as_str().unwrap_or_default(),
-                    t[1].as_f64().unwrap_or_default()
-                ))
+            r.route.kept,
+            r.route.considered,
+            r.route
+                .top
+                .iter()
+                .map(|(title, cosine)| format!("{title} ({cosine:.3})"))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
     }
-    let q = &r["query"];
-    if q["corrections"].as_array().is_some_and(|c| !c.is_empty()) {
-        out!("  searched as: {}", q["text"].as_str().unwrap_or_default());
+    if !r.query.corrections.is_empty() {
+        out!("  searched as: {}", r.query.text);
     }
-    let g = &r["gate_input"];
-    let num = |v: &serde_json::Value, d: usize| {
-        v.as_f64()
-            .map(|x| format!("{x:.d$}"))
-            .unwrap_or_else(|| "-".into())
-    };
+    let num =
+        |v: Option<f32>, d: usize| v.map(|x| format!("{x:.d$}")).unwrap_or_else(|| "-".into());
+    let g = &r.gate_input;
     out!(
         "  gate: {} (signal {}, p {}; dense cosine {}, best sentence {}, BM25 coverage {}, unknown words {}, BM25/dense agreement {}, reranker {})",
-        if r["gate"]["pass"].as_bool().unwrap_or(false) {
-            "pass"
-        } else {
-            "stopped"
-        },
-        r["gate"]["signal"].as_str().unwrap_or_default(),
-        num(&r["gate"]["probability"], 3),
-        num(&g["dense"], 3),
-        num(&g["sentence"], 3),
-        num(&g["coverage"], 2),
-        num(&g["unknown"], 2),
-        num(&g["agreement"], 2),
-        num(&g["rerank"], 2),
+        if r.gate.pass { "pass" } else { "stopped" },
+        r.gate.signal,
+        num(r.gate.probability, 3),
+        num(g.dense, 3),
+        num(g.sentence, 3),
+        num(Some(g.coverage), 2),
+        num(Some(g.unknown), 2),
+        num(Some(g.agreement), 2),
+        num(g.rerank, 2),
     );
-    for (i, c) in r["ranked"].as_array().into_iter().flatten().enumerate() {
-        let f = |k: &str, d: usize| {
-            c[k].as_f64()
-                .map(|x| format!("{x:.d$}"))
-                .unwrap_or_else(|| "-".into())
-        };
+    for (i, c) in r.ranked.iter().enumerate() {
         out!(
             "  #{} chunk {} (book {}): bm25 {}, dense {}, fused {}, best sentence {}, rerank {}",
             i + 1,
-            c["chunk_id"],
-            c["book_id"],
-            f("bm25", 2),
-            f("dense", 3),
-            f("fused", 4),
-            f("sentence", 3),
-            f("rerank", 2)
+            c.chunk_id,
+            c.book_id,
+            num(c.bm25, 2),
+            num(c.dense, 3),
+            num(Some(c.fused), 4),
+            num(c.sentence, 3),
+            num(c.rerank, 2)
         );
     }
     Ok(())

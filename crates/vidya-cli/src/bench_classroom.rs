@@ -166,129 +166,193 @@ pub fn run(args: ClassroomArgs) -> Result<std::process::ExitCode> {
         let log: Arc<Mutex<Vec<(usize, Asked)>>> = Arc::default();
         let mut tasks = Vec::new();
         for i in 0..args.students as usize {
-            let ip = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2 + i as u8));
-            let http = device(ip)?;
-            let join = http
-                .post(format!("{url}/api/join"))
-                .json(&serde_json::json!({"code": args.code, "name": format!("student {}", i + 1)}))
-                .send()
-                .await?;
-            if !join.status().is_success() {
-                bail!(
-                    "student {} could not join ({}): {}",
-                    i + 1,
-                    join.status(),
-                    join.text().await.unwrap_or_default()
-                );
-            }
-            let (url, log, questions) = (url.clone(), log.clone(), questions.clone());
-            let think = Duration::from_secs_f64(args.think);
-            tasks.push(tokio::spawn(async move {
-                // Students start a little apart, as a class does.
-                tokio::time::sleep(Duration::from_millis(300 * i as u64)).await;
-                let mut n = i;
-                let mut mine = Vec::new();
-                while Instant::now() < end {
-                    let a = ask(&http, &url, &questions[n % questions.len()]).await;
-                    n += 1;
-                    mine.push(a.conversation);
-                    log.lock().unwrap_or_else(|p| p.into_inner()).push((i, a));
-                    tokio::time::sleep(think).await;
-                }
-                // Conversations the server still lists for this student.
-                let listed: Vec<i64> = match http.get(format!("{url}/api/conversations")).send().await {
-                    Ok(r) => r
-                        .json::<Vec<serde_json::Value>>()
-                        .await
-                        .unwrap_or_default()
-                        .iter()
-                        .filter_map(|c| c["id"].as_i64())
-                        .collect(),
-                    Err(_) => Vec::new(),
-                };
-                let expected: std::collections::HashSet<i64> = mine.into_iter().flatten().collect();
-                expected.iter().filter(|id| !listed.contains(id)).count()
-            }));
+            let http = join(&url, &args.code, i).await?;
+            let student = Student {
+                http,
+                i,
+                url: url.clone(),
+                questions: questions.clone(),
+                think: Duration::from_secs_f64(args.think),
+                end,
+                log: log.clone(),
+            };
+            tasks.push(tokio::spawn(student.asks()));
         }
-        let teacher = {
-            let (url, questions) = (url.clone(), questions.clone());
-            let every = args.teacher_every;
-            tokio::spawn(async move {
-                let mut times = Vec::new();
-                if every <= 0.0 {
-                    return times;
-                }
-                let http = reqwest::Client::new();
-                let mut n = 0;
-                loop {
-                    tokio::time::sleep(Duration::from_secs_f64(every)).await;
-                    if Instant::now() >= end {
-                        break;
-                    }
-                    let a = ask(&http, &url, &questions[n % questions.len()]).await;
-                    n += 1;
-                    times.push((a.done - a.sent).as_secs_f64() * 1e3);
-                }
-                times
-            })
-        };
+        let teacher = tokio::spawn(teacher(
+            url.clone(),
+            questions.clone(),
+            args.teacher_every,
+            end,
+        ));
         let mut lost_conversations = 0;
         for t in tasks {
             lost_conversations += t.await.unwrap_or(0);
         }
         let teacher_ms = teacher.await.unwrap_or_default();
         let log = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let count = |o: Outcome| log.iter().filter(|(_, a)| a.outcome == o).count();
-        let waits: Vec<f64> = log
-            .iter()
-            .filter_map(|(_, a)| a.first.map(|f| (f - a.sent).as_secs_f64() * 1e3))
-            .collect();
-        let totals: Vec<f64> = log
-            .iter()
-            .filter(|(_, a)| a.outcome == Outcome::Answered)
-            .map(|(_, a)| (a.done - a.sent).as_secs_f64() * 1e3)
-            .collect();
-        // Served out of order: a question whose first token came before that of a question
-        // sent earlier (by more than the 300 ms a retrieval may take).
-        let mut by_sent: Vec<&Asked> = log.iter().map(|(_, a)| a).filter(|a| a.first.is_some()).collect();
-        by_sent.sort_by_key(|a| a.sent);
-        let mut out_of_order = 0;
-        let mut latest_first: Option<Instant> = None;
-        for a in &by_sent {
-            let f = a.first.expect("filtered");
-            if latest_first.is_some_and(|l| f + Duration::from_millis(300) < l) {
-                out_of_order += 1;
-            }
-            latest_first = Some(latest_first.map_or(f, |l| l.max(f)));
-        }
-        crate::output::line(format!(
-            "classroom: {} students for {:.1} min against {url}",
-            args.students, args.minutes
-        ))?;
-        crate::output::line(format!(
-            "questions {}: answered {}, failed {}, lost {}; conversations no longer listed: {lost_conversations}",
-            log.len(),
-            count(Outcome::Answered),
-            count(Outcome::Failed),
-            count(Outcome::Lost)
-        ))?;
-        crate::output::line(format!(
-            "waiting time to the first token (ms): p50 {:.0}, p95 {:.0}; answer time (ms): p50 {:.0}, p95 {:.0}",
-            quantile(&waits, 0.5),
-            quantile(&waits, 0.95),
-            quantile(&totals, 0.5),
-            quantile(&totals, 0.95)
-        ))?;
-        crate::output::line(format!(
-            "served out of order: {out_of_order} of {}",
-            by_sent.len()
-        ))?;
-        crate::output::line(format!(
-            "teacher's questions: {}, answer time (ms) p50 {:.0}, max {:.0}",
-            teacher_ms.len(),
-            quantile(&teacher_ms, 0.5),
-            teacher_ms.iter().copied().fold(0.0, f64::max)
-        ))?;
+        print_figures(&args, &url, &log, lost_conversations, &teacher_ms)?;
         Ok(std::process::ExitCode::SUCCESS)
     })
+}
+
+/// Student `i` joins the class with `code` from a device of its own (127.0.0.2 + i).
+async fn join(url: &str, code: &str, i: usize) -> Result<reqwest::Client> {
+    let ip = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2 + i as u8));
+    let http = device(ip)?;
+    let join = http
+        .post(format!("{url}/api/join"))
+        .json(&serde_json::json!({"code": code, "name": format!("student {}", i + 1)}))
+        .send()
+        .await?;
+    if !join.status().is_success() {
+        bail!(
+            "student {} could not join ({}): {}",
+            i + 1,
+            join.status(),
+            join.text().await.unwrap_or_default()
+        );
+    }
+    Ok(http)
+}
+
+/// One student's device asking until the class ends.
+struct Student {
+    http: reqwest::Client,
+    i: usize,
+    url: String,
+    questions: Vec<String>,
+    /// Pause between an answer and the next question.
+    think: Duration,
+    end: Instant,
+    log: Arc<Mutex<Vec<(usize, Asked)>>>,
+}
+
+impl Student {
+    /// Asks until the end (starting 300 ms after the student before, as a class does), each
+    /// question logged; then the number of this student's conversations the server no longer
+    /// lists.
+    async fn asks(self) -> usize {
+        tokio::time::sleep(Duration::from_millis(300 * self.i as u64)).await;
+        let mut n = self.i;
+        let mut mine = Vec::new();
+        while Instant::now() < self.end {
+            let q = &self.questions[n % self.questions.len()];
+            let a = ask(&self.http, &self.url, q).await;
+            n += 1;
+            mine.push(a.conversation);
+            self.log
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((self.i, a));
+            tokio::time::sleep(self.think).await;
+        }
+        let listed: Vec<i64> = match self
+            .http
+            .get(format!("{}/api/conversations", self.url))
+            .send()
+            .await
+        {
+            Ok(r) => r
+                .json::<Vec<serde_json::Value>>()
+                .await
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|c| c["id"].as_i64())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let expected: std::collections::HashSet<i64> = mine.into_iter().flatten().collect();
+        expected.iter().filter(|id| !listed.contains(id)).count()
+    }
+}
+
+/// The teacher asking from the laptop itself every `every` seconds (never when 0) until the
+/// end: each answer's time (ms).
+async fn teacher(url: String, questions: Vec<String>, every: f64, end: Instant) -> Vec<f64> {
+    let mut times = Vec::new();
+    if every <= 0.0 {
+        return times;
+    }
+    let http = reqwest::Client::new();
+    let mut n = 0;
+    loop {
+        tokio::time::sleep(Duration::from_secs_f64(every)).await;
+        if Instant::now() >= end {
+            break;
+        }
+        let a = ask(&http, &url, &questions[n % questions.len()]).await;
+        n += 1;
+        times.push((a.done - a.sent).as_secs_f64() * 1e3);
+    }
+    times
+}
+
+/// Questions served out of order: a question whose first token came before that of a
+/// question sent earlier (by more than the 300 ms a retrieval may take); and how many had a
+/// first token.
+fn out_of_order(log: &[(usize, Asked)]) -> (usize, usize) {
+    let mut by_sent: Vec<&Asked> = log
+        .iter()
+        .map(|(_, a)| a)
+        .filter(|a| a.first.is_some())
+        .collect();
+    by_sent.sort_by_key(|a| a.sent);
+    let mut late = 0;
+    let mut latest_first: Option<Instant> = None;
+    for a in &by_sent {
+        let f = a.first.expect("filtered");
+        if latest_first.is_some_and(|l| f + Duration::from_millis(300) < l) {
+            late += 1;
+        }
+        latest_first = Some(latest_first.map_or(f, |l| l.max(f)));
+    }
+    (late, by_sent.len())
+}
+
+/// Prints the class's figures: answered, failed and lost questions, lost conversations,
+/// waiting and answer times (p50/p95 ms), order, and the teacher's answer times.
+fn print_figures(
+    args: &ClassroomArgs,
+    url: &str,
+    log: &[(usize, Asked)],
+    lost_conversations: usize,
+    teacher_ms: &[f64],
+) -> Result<()> {
+    let count = |o: Outcome| log.iter().filter(|(_, a)| a.outcome == o).count();
+    let waits: Vec<f64> = log
+        .iter()
+        .filter_map(|(_, a)| a.first.map(|f| (f - a.sent).as_secs_f64() * 1e3))
+        .collect();
+    let totals: Vec<f64> = log
+        .iter()
+        .filter(|(_, a)| a.outcome == Outcome::Answered)
+        .map(|(_, a)| (a.done - a.sent).as_secs_f64() * 1e3)
+        .collect();
+    let (late, with_first) = out_of_order(log);
+    crate::output::line(format!(
+        "classroom: {} students for {:.1} min against {url}",
+        args.students, args.minutes
+    ))?;
+    crate::output::line(format!(
+        "questions {}: answered {}, failed {}, lost {}; conversations no longer listed: {lost_conversations}",
+        log.len(),
+        count(Outcome::Answered),
+        count(Outcome::Failed),
+        count(Outcome::Lost)
+    ))?;
+    crate::output::line(format!(
+        "waiting time to the first token (ms): p50 {:.0}, p95 {:.0}; answer time (ms): p50 {:.0}, p95 {:.0}",
+        quantile(&waits, 0.5),
+        quantile(&waits, 0.95),
+        quantile(&totals, 0.5),
+        quantile(&totals, 0.95)
+    ))?;
+    crate::output::line(format!("served out of order: {late} of {with_first}"))?;
+    crate::output::line(format!(
+        "teacher's questions: {}, answer time (ms) p50 {:.0}, max {:.0}",
+        teacher_ms.len(),
+        quantile(teacher_ms, 0.5),
+        teacher_ms.iter().copied().fold(0.0, f64::max)
+    ))?;
+    Ok(())
 }

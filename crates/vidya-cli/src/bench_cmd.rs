@@ -16,31 +16,7 @@ use vidya_core::{Engine, Library, VidyaError};
 pub enum BenchCmd {
     /// Per-stage latency (p50/p95 ms) and peak memory over a synthetic library grown from an
     /// embedded one.
-    Latency {
-        /// A library with embedded books to grow the synthetic one from (e.g. Biology 2e).
-        #[arg(long)]
-        from: PathBuf,
-        /// Folder for the synthetic library (built on first use, reused afterwards).
-        #[arg(long)]
-        work: PathBuf,
-        /// Chunks in the synthetic library.
-        #[arg(long, default_value_t = 100_000)]
-        chunks: usize,
-        /// QA JSONL whose questions are asked (default: the first sentence of source chunks).
-        #[arg(long)]
-        questions: Option<PathBuf>,
-        /// Questions timed.
-        #[arg(long, default_value_t = 200)]
-        n: usize,
-        /// Also time the cross-encoder in this folder (model.onnx, tokenizer.json) over the
-        /// default 30 fused candidates.
-        #[arg(long)]
-        reranker: Option<PathBuf>,
-        /// First ingest this book (file or folder) with vectors into a scratch library under
-        /// --work, and report its pages/s and peak memory, so that one run prints every figure.
-        #[arg(long, value_name = "BOOK")]
-        ingest: Option<PathBuf>,
-    },
+    Latency(LatencyArgs),
     /// A class asking one `vidya serve --classroom` at once: each student a device of its own
     /// (loopback addresses 127.0.0.2 onwards); answers, failures, waiting time p50/p95, order.
     Classroom(crate::bench_classroom::ClassroomArgs),
@@ -52,6 +28,34 @@ pub enum BenchCmd {
         #[arg(long)]
         work: PathBuf,
     },
+}
+
+/// `vidya bench latency`'s options.
+#[derive(clap::Args)]
+pub struct LatencyArgs {
+    /// A library with embedded books to grow the synthetic one from (e.g. Biology 2e).
+    #[arg(long)]
+    pub from: PathBuf,
+    /// Folder for the synthetic library (built on first use, reused afterwards).
+    #[arg(long)]
+    pub work: PathBuf,
+    /// Chunks in the synthetic library.
+    #[arg(long, default_value_t = 100_000)]
+    pub chunks: usize,
+    /// QA JSONL whose questions are asked (default: the first sentence of source chunks).
+    #[arg(long)]
+    pub questions: Option<PathBuf>,
+    /// Questions timed.
+    #[arg(long, default_value_t = 200)]
+    pub n: usize,
+    /// Also time the cross-encoder in this folder (model.onnx, tokenizer.json) over the
+    /// default 30 fused candidates.
+    #[arg(long)]
+    pub reranker: Option<PathBuf>,
+    /// First ingest this book (file or folder) with vectors into a scratch library under
+    /// --work, and report its pages/s and peak memory, so that one run prints every figure.
+    #[arg(long, value_name = "BOOK")]
+    pub ingest: Option<PathBuf>,
 }
 
 fn mib(b: Option<u64>) -> String {
@@ -90,159 +94,10 @@ fn print_latency(title: &str, rows: &[bench::StageLatency]) -> Result<()> {
     Ok(())
 }
 
+/// Runs one bench (see [`BenchCmd`]) and prints its figures.
 pub fn run(cmd: BenchCmd) -> Result<ExitCode> {
     match cmd {
-        BenchCmd::Latency {
-            from,
-            work,
-            chunks,
-            questions,
-            n,
-            reranker,
-            ingest,
-        } => {
-            if chunks == 0 || n == 0 {
-                return Err(
-                    VidyaError::BadOption("--chunks and --n must be at least 1".into()).into(),
-                );
-            }
-            let reranker = match reranker {
-                Some(dir) if !dir.is_dir() => {
-                    return Err(VidyaError::BadOption(format!(
-                        "--reranker {}: there is no such folder",
-                        dir.display()
-                    ))
-                    .into())
-                }
-                Some(dir) => Some((CrossEncoder::load_from(&dir)?, dir)),
-                None => None,
-            };
-            if let Some(book) = &ingest {
-                // A fresh scratch library each run (the synthetic one under --work is kept).
-                let scratch = work.join("ingest-run");
-                if scratch.exists() {
-                    std::fs::remove_dir_all(&scratch).map_err(|e| VidyaError::io(&scratch, e))?;
-                }
-                ingest_throughput(book, &scratch)?;
-                std::fs::remove_dir_all(&scratch).map_err(|e| VidyaError::io(&scratch, e))?;
-                if !bench::reset_peak_rss() {
-                    out!("(this system cannot restart the peak-memory count: the figures below include the ingest's)");
-                }
-            }
-            let models = Models::load();
-            let embedder = models
-                .embedder
-                .clone()
-                .ok_or_else(|| anyhow::anyhow!("{}", models.notes.join("; ")))?;
-            let src = Library::open_existing(&from)?;
-            if src.missing_vector_count(&embedder.model_id())? > 0 {
-                return Err(VidyaError::BadOption(format!(
-                    "the source library {} has chunks without vectors: run `vidya --library {} reindex` first",
-                    from.display(),
-                    from.display()
-                ))
-                .into());
-            }
-            let mut dst = Library::open(&work)?;
-            let stored = dst.counts()?.2;
-            if stored > 0 && stored as usize != chunks {
-                return Err(VidyaError::BadOption(format!(
-                    "{} holds a synthetic library of {stored} chunks, not {chunks}: give a new --work folder",
-                    work.display()
-                ))
-                .into());
-            }
-            if stored == 0 {
-                let bar = ProgressBar::new(1);
-                bar.set_style(
-                    ProgressStyle::with_template(
-                        "building synthetic library [{bar:30}] {pos}/{len} books ({eta})",
-                    )
-                    .expect("valid template")
-                    .progress_chars("=> "),
-                );
-                let t = std::time::Instant::now();
-                let spec = SyntheticSpec {
-                    chunks,
-                    ..SyntheticSpec::default()
-                };
-                let written = bench::build_synthetic(
-                    &src,
-                    &mut dst,
-                    &embedder.model_id(),
-                    &spec,
-                    &mut |d, total| {
-                        bar.set_length(total as u64);
-                        bar.set_position(d as u64);
-                    },
-                )?;
-                bar.finish_and_clear();
-                out!(
-                    "synthetic library: {written} chunks written in {:.1} s",
-                    t.elapsed().as_secs_f64()
-                );
-            }
-            let (_, _, stored) = dst.counts()?;
-            let t = std::time::Instant::now();
-            let mut engine = Engine::with_models(dst, &models)?;
-            out!(
-                "library of {stored} chunks loaded in {:.1} s (HNSW {}; index memory {})",
-                t.elapsed().as_secs_f64(),
-                engine
-                    .retriever()
-                    .dense()
-                    .map(|d| format!("{:?}", d.source()).to_lowercase())
-                    .unwrap_or_else(|| "off".into()),
-                mib(engine.retriever().dense().map(|d| d.memory_bytes() as u64))
-            );
-            let qs = match &questions {
-                Some(p) => read_questions(p, n)?,
-                None => src
-                    .all_terms()?
-                    .iter()
-                    .take(n)
-                    .filter_map(|r| src.chunk(r.chunk_id).ok().flatten())
-                    .map(|c| c.text.split(". ").next().unwrap_or_default().to_string())
-                    .collect(),
-            };
-            let cfg = PipelineConfig {
-                rerank: false,
-                ..PipelineConfig::default()
-            };
-            let rows = bench::stage_latency(&engine, &qs, &cfg, 5)?;
-            print_latency(
-                &format!(
-                    "full pipeline without reranker, {} questions over {stored} chunks (retrieval + prune):",
-                    qs.len()
-                ),
-                &rows,
-            )?;
-            if let Some((ce, dir)) = reranker {
-                let with = Models {
-                    reranker: Some(Arc::new(ce)),
-                    ..models.clone()
-                };
-                let lib = Library::open_existing(&work)?;
-                engine = Engine::with_models(lib, &with)?;
-                let cfg = PipelineConfig {
-                    rerank_top: 20,
-                    ..PipelineConfig::default()
-                };
-                let rows = bench::stage_latency(&engine, &qs, &cfg, 3)?;
-                print_latency(
-                    &format!(
-                        "with the cross-encoder at {} over 20 candidates:",
-                        dir.display()
-                    ),
-                    &rows,
-                )?;
-            }
-            out!(
-                "peak resident memory while loading and answering: {}",
-                mib(bench::peak_rss_bytes())
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        BenchCmd::Latency(args) => latency(args),
         BenchCmd::Classroom(args) => crate::bench_classroom::run(args),
         BenchCmd::Ingest { path, work } => {
             if work.exists() {
@@ -256,6 +111,153 @@ pub fn run(cmd: BenchCmd) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `vidya bench latency`: the ingest first (with `--ingest`), then per-stage latency over the
+/// synthetic library (and with the cross-encoder, with `--reranker`), then peak memory.
+fn latency(a: LatencyArgs) -> Result<ExitCode> {
+    if a.chunks == 0 || a.n == 0 {
+        return Err(VidyaError::BadOption("--chunks and --n must be at least 1".into()).into());
+    }
+    let reranker = match a.reranker {
+        Some(dir) if !dir.is_dir() => {
+            return Err(VidyaError::BadOption(format!(
+                "--reranker {}: there is no such folder",
+                dir.display()
+            ))
+            .into())
+        }
+        Some(dir) => Some((CrossEncoder::load_from(&dir)?, dir)),
+        None => None,
+    };
+    if let Some(book) = &a.ingest {
+        // A fresh scratch library each run (the synthetic one under --work is kept).
+        let scratch = a.work.join("ingest-run");
+        if scratch.exists() {
+            std::fs::remove_dir_all(&scratch).map_err(|e| VidyaError::io(&scratch, e))?;
+        }
+        ingest_throughput(book, &scratch)?;
+        std::fs::remove_dir_all(&scratch).map_err(|e| VidyaError::io(&scratch, e))?;
+        if !bench::reset_peak_rss() {
+            out!("(this system cannot restart the peak-memory count: the figures below include the ingest's)");
+        }
+    }
+    let models = Models::load();
+    let embedder = models
+        .embedder
+        .clone()
+        .ok_or_else(|| anyhow::anyhow!("{}", models.notes.join("; ")))?;
+    let src = Library::open_existing(&a.from)?;
+    if src.missing_vector_count(&embedder.model_id())? > 0 {
+        return Err(VidyaError::BadOption(format!(
+            "the source library {} has chunks without vectors: run `vidya --library {} reindex` first",
+            a.from.display(),
+            a.from.display()
+        ))
+        .into());
+    }
+    let dst = synthetic_library(&src, &a.work, a.chunks, &embedder.model_id())?;
+    let (_, _, stored) = dst.counts()?;
+    let t = std::time::Instant::now();
+    let engine = Engine::with_models(dst, &models)?;
+    out!(
+        "library of {stored} chunks loaded in {:.1} s (HNSW {}; index memory {})",
+        t.elapsed().as_secs_f64(),
+        engine
+            .retriever()
+            .dense()
+            .map(|d| format!("{:?}", d.source()).to_lowercase())
+            .unwrap_or_else(|| "off".into()),
+        mib(engine.retriever().dense().map(|d| d.memory_bytes() as u64))
+    );
+    let qs = match &a.questions {
+        Some(p) => read_questions(p, a.n)?,
+        None => src
+            .all_terms()?
+            .iter()
+            .take(a.n)
+            .filter_map(|r| src.chunk(r.chunk_id).ok().flatten())
+            .map(|c| c.text.split(". ").next().unwrap_or_default().to_string())
+            .collect(),
+    };
+    let cfg = PipelineConfig {
+        rerank: false,
+        ..PipelineConfig::default()
+    };
+    let rows = bench::stage_latency(&engine, &qs, &cfg, 5)?;
+    print_latency(
+        &format!(
+            "full pipeline without reranker, {} questions over {stored} chunks (retrieval + prune):",
+            qs.len()
+        ),
+        &rows,
+    )?;
+    drop(engine);
+    if let Some((ce, dir)) = reranker {
+        let with = Models {
+            reranker: Some(Arc::new(ce)),
+            ..models.clone()
+        };
+        let engine = Engine::with_models(Library::open_existing(&a.work)?, &with)?;
+        let cfg = PipelineConfig {
+            rerank_top: 20,
+            ..PipelineConfig::default()
+        };
+        let rows = bench::stage_latency(&engine, &qs, &cfg, 3)?;
+        print_latency(
+            &format!(
+                "with the cross-encoder at {} over 20 candidates:",
+                dir.display()
+            ),
+            &rows,
+        )?;
+    }
+    out!(
+        "peak resident memory while loading and answering: {}",
+        mib(bench::peak_rss_bytes())
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The synthetic library of `chunks` chunks at `work`, grown from `src` (vectors from
+/// `model`) on first use and reused afterwards.
+///
+/// Errors: `work` holds a synthetic library of another size; database errors.
+fn synthetic_library(src: &Library, work: &Path, chunks: usize, model: &str) -> Result<Library> {
+    let mut dst = Library::open(work)?;
+    let stored = dst.counts()?.2;
+    if stored > 0 && stored as usize != chunks {
+        return Err(VidyaError::BadOption(format!(
+            "{} holds a synthetic library of {stored} chunks, not {chunks}: give a new --work folder",
+            work.display()
+        ))
+        .into());
+    }
+    if stored == 0 {
+        let bar = ProgressBar::new(1);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "building synthetic library [{bar:30}] {pos}/{len} books ({eta})",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        let t = std::time::Instant::now();
+        let spec = SyntheticSpec {
+            chunks,
+            ..SyntheticSpec::default()
+        };
+        let written = bench::build_synthetic(src, &mut dst, model, &spec, &mut |d, total| {
+            bar.set_length(total as u64);
+            bar.set_position(d as u64);
+        })?;
+        bar.finish_and_clear();
+        out!(
+            "synthetic library: {written} chunks written in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    Ok(dst)
 }
 
 /// Ingests `path` with vectors into a new library at `work` and prints pages/s, chunks/s and

@@ -3,7 +3,7 @@
 use crate::{bench_cmd, eval_cmd, setup_cmd};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
-use vidya_core::answer::ollama;
+use vidya_core::answer::llm_client;
 use vidya_core::app::LANGUAGE_CHOICES;
 
 #[derive(Parser)]
@@ -33,7 +33,7 @@ pub(crate) struct ModelArgs {
     #[arg(long, default_value = "auto", value_parser = LANGUAGE_CHOICES, ignore_case = true)]
     pub(crate) lang: String,
     /// Ollama model name.
-    #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL, value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    #[arg(long, env = "VIDYA_MODEL", default_value = llm_client::DEFAULT_MODEL, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub(crate) model: String,
     /// Ollama address (default: OLLAMA_HOST, else http://127.0.0.1:11434).
     #[arg(long)]
@@ -136,7 +136,7 @@ pub(crate) enum Command {
         #[arg(long)]
         host: Option<String>,
         /// The answer model that must be installed.
-        #[arg(long, env = "VIDYA_MODEL", default_value = ollama::DEFAULT_MODEL)]
+        #[arg(long, env = "VIDYA_MODEL", default_value = llm_client::DEFAULT_MODEL)]
         model: String,
     },
     /// First-run setup, in six languages: checks Vidya's files, the library folder, Ollama and

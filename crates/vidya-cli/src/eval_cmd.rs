@@ -8,8 +8,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vidya_core::answer::{Tutor, TutorOptions};
+use vidya_core::eval::corpus;
 use vidya_core::eval::{self, beir, book};
-use vidya_core::ingest::{documents, IngestOptions, Progress};
+use vidya_core::ingest::{IngestOptions, Progress};
 use vidya_core::{Engine, Library, VidyaError};
 
 /// `vidya eval` arguments.
@@ -329,7 +330,7 @@ fn beir_cmd(library: &Path, dir: &Path, args: &EvalArgs) -> Result<ExitCode> {
         embedder: crate::index_cmd::embedder_for_ingest(),
         ..IngestOptions::default()
     };
-    let book_id = documents::ingest_documents(
+    let book_id = corpus::ingest_documents(
         &mut lib,
         &title,
         &sha,
@@ -466,38 +467,7 @@ pub fn answers(tutor: &Tutor, args: &EvalArgs, opts: &TutorOptions) -> Result<Ex
         out!("{}", row("extractive baseline", b));
     }
     if let Some(w) = &r.whole_pages {
-        let f = &r.overall;
-        let tok = |v: Option<f64>| v.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into());
-        out!(
-            "pruning, same questions one after the other ({} each):",
-            f.n
-        );
-        out!(
-            "{:<22} {:>14} {:>9} {:>9} {:>10} {:>10}",
-            "context",
-            "prompt tokens",
-            "ttft p50",
-            "ttft p95",
-            "total p50",
-            "total p95"
-        );
-        for (name, x) in [("pruned sentences", f), ("whole pages", w)] {
-            out!(
-                "{:<22} {:>14} {:>9} {:>9} {:>10.0} {:>10.0}",
-                name,
-                tok(x.prompt_tokens_p50),
-                ms(x.ttft_p50_ms),
-                ms(x.ttft_p95_ms),
-                x.total_p50_ms,
-                x.total_p95_ms
-            );
-        }
-        if let (Some(a), Some(b)) = (f.ttft_p50_ms, w.ttft_p50_ms) {
-            out!(
-                "time to first token, pruned / whole pages: {:.2} (median)",
-                a / b.max(1e-9)
-            );
-        }
+        print_pruning(&r.overall, w)?;
     }
     if let Some(x) = r.off_topic_refused {
         out!(
@@ -511,6 +481,46 @@ pub fn answers(tutor: &Tutor, args: &EvalArgs, opts: &TutorOptions) -> Result<Ex
     }
     out!("supported = share of the model's answers whose every statement is supported by a cited source (re-checked); unsupp.shown = statements shown without support (must be 0); cited pg = a cited page holds the answer; mention = a must-mention phrase appears; removed = invented or unsupported sentences removed; cites fix = citations Vidya attached or corrected; ttft in ms");
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--whole-pages`: the same questions with the pruned sentences (`f`) and with whole pages
+/// (`w`) as the model's context: prompt tokens, TTFT and total time (ms).
+fn print_pruning(
+    f: &vidya_core::eval::answers::AnswerFigures,
+    w: &vidya_core::eval::answers::AnswerFigures,
+) -> Result<()> {
+    let ms = |v: Option<f64>| v.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into());
+    out!(
+        "pruning, same questions one after the other ({} each):",
+        f.n
+    );
+    out!(
+        "{:<22} {:>14} {:>9} {:>9} {:>10} {:>10}",
+        "context",
+        "prompt tokens",
+        "ttft p50",
+        "ttft p95",
+        "total p50",
+        "total p95"
+    );
+    for (name, x) in [("pruned sentences", f), ("whole pages", w)] {
+        out!(
+            "{:<22} {:>14} {:>9} {:>9} {:>10.0} {:>10.0}",
+            name,
+            ms(x.prompt_tokens_p50),
+            ms(x.ttft_p50_ms),
+            ms(x.ttft_p95_ms),
+            x.total_p50_ms,
+            x.total_p95_ms
+        );
+    }
+    if let (Some(a), Some(b)) = (f.ttft_p50_ms, w.ttft_p50_ms) {
+        out!(
+            "time to first token, pruned / whole pages: {:.2} (median)",
+            a / b.max(1e-9)
+        );
+    }
+    Ok(())
 }
 
 /// `vidya eval --extraction DIR`: CER per PDF, before and after Vidya's repairs.

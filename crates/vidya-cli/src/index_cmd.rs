@@ -27,7 +27,7 @@ pub fn embedder_for_ingest() -> Option<Arc<Embedder>> {
 /// Brings the HNSW index up to date after books were added (best effort: a failure is
 /// reported and the next question rebuilds it).
 pub fn sync_dense(lib: &Library, embedder: &Embedder) {
-    if let Some(note) = vidya_core::ingest::vectors::sync_index(lib, embedder) {
+    if let Some(note) = vidya_core::ingest::reindex::sync_index(lib, embedder) {
         output::err_line(format!("note: {note}"));
     }
 }
@@ -51,7 +51,7 @@ pub fn reindex_cmd(library: &Path, force: bool) -> Result<ExitCode> {
             .expect("valid template")
             .progress_chars("=> "),
     );
-    let result = vidya_core::ingest::vectors::reindex(
+    let result = vidya_core::ingest::reindex::reindex(
         &mut lib,
         &embedder,
         force,

@@ -13,6 +13,9 @@ use std::sync::Arc;
 use vidya_core::ingest::{self, IngestOptions, Progress};
 use vidya_core::{Library, VidyaError};
 
+/// Adds each book found under `paths` (a file or folder can hold several), one transaction
+/// each, with vectors unless `no_embed`. Exit status 1 when a path or book failed, 130 when
+/// Ctrl-C stopped it.
 pub(crate) fn run(
     library: &Path,
     paths: &[PathBuf],
@@ -41,16 +44,6 @@ pub(crate) fn run(
         return Ok(ExitCode::FAILURE);
     }
     let mut lib = Library::open(library)?;
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let c = cancel.clone();
-        // A second Ctrl-C ends the process at once (the transaction keeps the library whole).
-        let _ = ctrlc::set_handler(move || {
-            if c.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-    }
     let embedder = if no_embed {
         None
     } else {
@@ -58,76 +51,22 @@ pub(crate) fn run(
     };
     let opts = IngestOptions {
         title,
-        cancel: Some(cancel.clone()),
+        cancel: Some(stop_on_ctrl_c()),
         embedder: embedder.clone(),
         replaces: None,
     };
     for src in &books {
-        let bar = ProgressBar::new(100);
-        bar.set_style(
-            ProgressStyle::with_template("{msg:50!} [{bar:30}] {percent:>3}% ({eta})")
-                .expect("valid template")
-                .progress_chars("=> "),
-        );
         let name = src
             .path
             .file_name()
             .unwrap_or_default()
             .to_string_lossy()
             .to_string();
-        bar.set_message(name.clone());
-        let result = ingest::ingest_book(&mut lib, src, &opts, &mut |p| match p {
-            Progress::Reading {
-                file,
-                file_index,
-                files,
-                page,
-                pages,
-                ..
-            } => {
-                let pages = pages.max(1);
-                bar.set_position(((file_index * 100 + page * 100 / pages) / files.max(1)) as u64);
-                bar.set_message(if files > 1 {
-                    format!(
-                        "{name}: {file} ({}/{files}), page {page}/{pages}",
-                        file_index + 1
-                    )
-                } else {
-                    format!("{name}: page {page}/{pages}")
-                });
-            }
-            Progress::Indexing => bar.set_message(format!("{name}: chunking")),
-            Progress::Embedding { done, total } => {
-                bar.set_position((done * 100 / total.max(1)) as u64);
-                bar.set_message(format!("{name}: embedding chunk {done}/{total}"));
-            }
-            Progress::Writing => bar.set_message(format!("{name}: saving")),
+        let result = with_progress_bar(&name, |on_progress| {
+            ingest::ingest_book(&mut lib, src, &opts, on_progress)
         });
-        bar.finish_and_clear();
-        // Summary lines are best effort: a closed stdout must not stop the ingest of the
-        // remaining books.
         match result {
-            Ok(r) if r.already_present => {
-                let _ = output::line(format!(
-                    "Already in the library: \"{}\" (book {}), nothing to do.",
-                    r.title, r.book_id
-                ));
-            }
-            Ok(r) => {
-                let _ = output::line(format!(
-                    "Added \"{}\" (book {}, {}): {}, {}, {} in {:.1} s",
-                    r.title,
-                    r.book_id,
-                    r.language,
-                    plural(r.pages as i64, "page"),
-                    plural(r.chapters as i64, "chapter"),
-                    plural(r.chunks as i64, "chunk"),
-                    r.seconds
-                ));
-                for w in &r.warnings {
-                    let _ = output::line(format!("  note: {w}"));
-                }
-            }
+            Ok(r) => print_added(&r),
             Err(VidyaError::Cancelled) => {
                 output::err_line(format!(
                     "stopped: {name} was not added; the library is unchanged."
@@ -148,4 +87,83 @@ pub(crate) fn run(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The flag Ctrl-C sets to stop the book being read; a second Ctrl-C ends the process at once
+/// (the transaction keeps the library whole).
+fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let c = cancel.clone();
+    let _ = ctrlc::set_handler(move || {
+        if c.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+    cancel
+}
+
+/// Runs `ingest` with a progress bar for the book `name` (reading per page, chunking,
+/// embedding per chunk, saving), cleared when it ends.
+fn with_progress_bar<T>(name: &str, ingest: impl FnOnce(&mut dyn FnMut(Progress)) -> T) -> T {
+    let bar = ProgressBar::new(100);
+    bar.set_style(
+        ProgressStyle::with_template("{msg:50!} [{bar:30}] {percent:>3}% ({eta})")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(name.to_string());
+    let result = ingest(&mut |p| match p {
+        Progress::Reading {
+            file,
+            file_index,
+            files,
+            page,
+            pages,
+            ..
+        } => {
+            let pages = pages.max(1);
+            bar.set_position(((file_index * 100 + page * 100 / pages) / files.max(1)) as u64);
+            bar.set_message(if files > 1 {
+                format!(
+                    "{name}: {file} ({}/{files}), page {page}/{pages}",
+                    file_index + 1
+                )
+            } else {
+                format!("{name}: page {page}/{pages}")
+            });
+        }
+        Progress::Indexing => bar.set_message(format!("{name}: chunking")),
+        Progress::Embedding { done, total } => {
+            bar.set_position((done * 100 / total.max(1)) as u64);
+            bar.set_message(format!("{name}: embedding chunk {done}/{total}"));
+        }
+        Progress::Writing => bar.set_message(format!("{name}: saving")),
+    });
+    bar.finish_and_clear();
+    result
+}
+
+/// The summary of one ingest. Best effort: a closed stdout must not stop the ingest of the
+/// remaining books.
+fn print_added(r: &ingest::IngestReport) {
+    if r.already_present {
+        let _ = output::line(format!(
+            "Already in the library: \"{}\" (book {}), nothing to do.",
+            r.title, r.book_id
+        ));
+        return;
+    }
+    let _ = output::line(format!(
+        "Added \"{}\" (book {}, {}): {}, {}, {} in {:.1} s",
+        r.title,
+        r.book_id,
+        r.language,
+        plural(r.pages as i64, "page"),
+        plural(r.chapters as i64, "chapter"),
+        plural(r.chunks as i64, "chunk"),
+        r.seconds
+    ));
+    for w in &r.warnings {
+        let _ = output::line(format!("  note: {w}"));
+    }
 }

@@ -2,6 +2,7 @@
 //! the address (and in classroom mode the join code and a QR code) printed for the teacher.
 
 use anyhow::Result;
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitCode;
@@ -50,7 +51,13 @@ pub fn run(
             )
         });
         if classroom {
-            crate::output::err_line(classroom::announcement(server.access(), server.addr()));
+            // Through anstream: the QR code's colours reach a terminal (Windows' console
+            // included) and are dropped when stderr is a file or a pipe.
+            let _ = writeln!(
+                anstream::stderr().lock(),
+                "{}",
+                classroom::announcement(server.access(), server.addr())
+            );
         }
         tokio::task::spawn_blocking(move || app.warm_up());
         server

@@ -138,13 +138,14 @@ fn progress_bar(s: &Strings) -> impl FnMut(SetupEvent) + '_ {
 }
 
 /// Runs the wizard over the library in `library`. Exit status 1 when a bundled file or the
-/// library folder has a problem, or an asked-for action failed.
+/// library folder has a problem, or an asked-for action failed; 2 for an address that is not
+/// a web address.
 pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
     let mut a = a;
     a.lang = a.lang.to_lowercase();
     let s = Strings::new(&a.lang);
     if let Some(h) = &a.host {
-        match vidya_core::answer::ollama::normalize_host(h) {
+        match vidya_core::answer::llm_client::normalize_host(h) {
             Ok(n) => a.host = Some(n),
             Err(why) => {
                 output::err_line(format!(
@@ -162,157 +163,22 @@ pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
             model: None,
         },
     )?;
-    let mut failed = false;
-    let mut actions = Vec::new();
-    if a.start_ollama {
-        if !a.json {
-            output::err_line(s.t("setup.ollama.starting", &[]));
-        }
-        match app.start_ollama() {
-            Ok(state) => actions.push(serde_json::json!({"start_ollama": state})),
-            Err(e) => {
-                failed = true;
-                if !a.json {
-                    output::err_line(format!("error: {}", e.message));
-                }
-                actions.push(serde_json::json!({"start_ollama": {"error": e}}));
-            }
-        }
-    }
-    let mut record = |what: &str, ok: bool, events: Vec<SetupEvent>| {
-        let last = events.last().cloned();
-        actions.push(serde_json::json!({ what: {"ok": ok, "result": last} }));
-    };
-    if let Some(file) = &a.import {
-        let mut events = Vec::new();
-        let mut bar = progress_bar(&s);
-        let ok = app.import_model(file, a.name.as_deref(), &mut |e| {
-            if !a.json {
-                bar(e.clone());
-            }
-            if !matches!(e, SetupEvent::Model(_)) {
-                events.push(e);
-            }
-        });
-        failed |= !ok;
-        record("import", ok, events);
-    }
-    if let Some(name) = &a.pull {
-        let mut events = Vec::new();
-        let mut bar = progress_bar(&s);
-        let ok = app.pull_model(name, &mut |e| {
-            if !a.json {
-                bar(e.clone());
-            }
-            if !matches!(e, SetupEvent::Model(_)) {
-                events.push(e);
-            }
-        });
-        failed |= !ok;
-        record("pull", ok, events);
-    }
+    let (actions, mut failed) = run_actions(&app, &a, &s);
     let report = app.setup_report();
     if !a.json {
         print_report(&s, &report)?;
     }
-    let mut test = serde_json::Value::Null;
-    if !a.no_test {
-        if !a.json {
-            out!(
-                "\n5. {}\n   {}",
-                s.t("setup.step.test", &[]),
-                s.t("setup.test.intro", &[])
-            );
-            out!("> {}", vidya_core::setup::sample::SAMPLE_QUESTION);
-        }
-        let (tx, rx) = std::sync::mpsc::channel::<SetupEvent>();
-        let lang = Some(a.lang.clone());
-        let printing = !a.json;
-        let app_ref = &app;
-        let ok = std::thread::scope(|scope| {
-            let worker = scope.spawn(move || {
-                app_ref.sample_question(lang, &mut |e| {
-                    let _ = tx.send(e);
-                })
-            });
-            let mut last = None;
-            let mut said_reading = false;
-            for e in rx {
-                if printing {
-                    match &e {
-                        SetupEvent::Reading(_) if !said_reading => {
-                            said_reading = true;
-                            output::err_line(s.t("setup.test.reading", &[]))
-                        }
-                        SetupEvent::Token { text } => {
-                            let t: String = text
-                                .chars()
-                                .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
-                                .collect();
-                            let _ = output::text(&t);
-                        }
-                        _ => {}
-                    }
-                }
-                if matches!(e, SetupEvent::Answer(_) | SetupEvent::Error(_)) {
-                    last = Some(e);
-                }
-            }
-            (worker.join().unwrap_or(false), last)
-        });
-        let (ok, last) = ok;
+    let test = if a.no_test {
+        serde_json::Value::Null
+    } else {
+        let (ok, test) = test_question(&app, &a, &s)?;
         failed |= !ok;
-        match &last {
-            Some(SetupEvent::Answer(ans)) => {
-                if !a.json {
-                    let model_text = ans.status.is_model_text();
-                    if !model_text {
-                        out!("{}", ans.base.answer);
-                    }
-                    out!("");
-                    for c in &ans.base.citations {
-                        out!(
-                            "  [{}] {} · {} · {}",
-                            c.n,
-                            c.book,
-                            c.chapter,
-                            s.t("sources.page", &[("page", c.page_label.clone())])
-                        );
-                    }
-                    out!(
-                        "{}",
-                        if model_text {
-                            s.t("setup.test.ok", &[])
-                        } else {
-                            s.t("setup.test.extractive", &[])
-                        }
-                    );
-                }
-                test = serde_json::to_value(ans)?;
-            }
-            Some(SetupEvent::Error(e)) => {
-                if !a.json {
-                    out!("error: {}", e.message);
-                }
-                test = serde_json::json!({ "error": e });
-            }
-            _ => {}
-        }
-    }
+        test
+    };
     let mut problems = report.problems();
     failed |= !problems.is_empty();
     if !failed {
-        // The address the wizard worked with becomes the app's (the window and `vidya ask`
-        // read the saved settings).
-        let saved = app.set_setup_done(true).and_then(|()| match &a.host {
-            Some(host) => {
-                let mut s = vidya_core::app::Settings::load(library);
-                s.ollama_host = host.clone();
-                s.save(library)
-            }
-            None => Ok(()),
-        });
-        if let Err(e) = saved {
+        if let Err(e) = save_settings(&app, library, a.host.as_deref()) {
             failed = true;
             problems.push(format!(
                 "the settings could not be saved ({e}). Fix: make the library folder writable"
@@ -343,6 +209,168 @@ pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
     })
 }
 
+/// The actions asked for (start Ollama, import a file, pull a model), in that order: what each
+/// did (for `--json`), and whether one failed.
+fn run_actions(app: &App, a: &SetupArgs, s: &Strings) -> (Vec<serde_json::Value>, bool) {
+    let mut failed = false;
+    let mut actions = Vec::new();
+    if a.start_ollama {
+        if !a.json {
+            output::err_line(s.t("setup.ollama.starting", &[]));
+        }
+        match app.start_ollama() {
+            Ok(state) => actions.push(serde_json::json!({"start_ollama": state})),
+            Err(e) => {
+                failed = true;
+                if !a.json {
+                    output::err_line(format!("error: {}", e.message));
+                }
+                actions.push(serde_json::json!({"start_ollama": {"error": e}}));
+            }
+        }
+    }
+    if let Some(file) = &a.import {
+        let name = a.name.as_deref();
+        let (ok, action) = model_action("import", a, s, &mut |emit| {
+            app.import_model(file, name, emit)
+        });
+        failed |= !ok;
+        actions.push(action);
+    }
+    if let Some(model) = &a.pull {
+        let (ok, action) = model_action("pull", a, s, &mut |emit| app.pull_model(model, emit));
+        failed |= !ok;
+        actions.push(action);
+    }
+    (actions, failed)
+}
+
+/// Where a setup action sends its events.
+type Emit<'a> = dyn FnMut(SetupEvent) + 'a;
+
+/// Runs one model action (`what`: `import` or `pull`) with a progress bar (unless `--json`):
+/// whether it worked, and `{what: {"ok", "result"}}` with its last event.
+fn model_action(
+    what: &str,
+    a: &SetupArgs,
+    s: &Strings,
+    act: &mut dyn FnMut(&mut Emit<'_>) -> bool,
+) -> (bool, serde_json::Value) {
+    let mut last = None;
+    let mut bar = progress_bar(s);
+    let ok = act(&mut |e| {
+        if !a.json {
+            bar(e.clone());
+        }
+        if !matches!(e, SetupEvent::Model(_)) {
+            last = Some(e);
+        }
+    });
+    (ok, serde_json::json!({ what: {"ok": ok, "result": last} }))
+}
+
+/// Step 5: the test question about the bundled sample chapter, its answer streamed (unless
+/// `--json`): whether it was answered, and the answer (or `{"error"}`) for `--json`.
+fn test_question(app: &App, a: &SetupArgs, s: &Strings) -> Result<(bool, serde_json::Value)> {
+    if !a.json {
+        out!(
+            "\n5. {}\n   {}",
+            s.t("setup.step.test", &[]),
+            s.t("setup.test.intro", &[])
+        );
+        out!("> {}", vidya_core::setup::sample::SAMPLE_QUESTION);
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<SetupEvent>();
+    let lang = Some(a.lang.clone());
+    let printing = !a.json;
+    let (ok, last) = std::thread::scope(|scope| {
+        let worker = scope.spawn(move || {
+            app.sample_question(lang, &mut |e| {
+                let _ = tx.send(e);
+            })
+        });
+        let mut last = None;
+        let mut said_reading = false;
+        for e in rx {
+            if printing {
+                match &e {
+                    SetupEvent::Reading(_) if !said_reading => {
+                        said_reading = true;
+                        output::err_line(s.t("setup.test.reading", &[]))
+                    }
+                    SetupEvent::Token { text } => {
+                        let t: String = text
+                            .chars()
+                            .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+                            .collect();
+                        let _ = output::text(&t);
+                    }
+                    _ => {}
+                }
+            }
+            if matches!(e, SetupEvent::Answer(_) | SetupEvent::Error(_)) {
+                last = Some(e);
+            }
+        }
+        (worker.join().unwrap_or(false), last)
+    });
+    let test = match &last {
+        Some(SetupEvent::Answer(ans)) => {
+            if !a.json {
+                print_test_answer(s, ans)?;
+            }
+            serde_json::to_value(ans)?
+        }
+        Some(SetupEvent::Error(e)) => {
+            if !a.json {
+                out!("error: {}", e.message);
+            }
+            serde_json::json!({ "error": e })
+        }
+        _ => serde_json::Value::Null,
+    };
+    Ok((ok, test))
+}
+
+/// The test answer's text (when the model's was not streamed), its sources and the verdict.
+fn print_test_answer(s: &Strings, ans: &vidya_core::answer::TutorAnswer) -> Result<()> {
+    let model_text = ans.status.is_model_text();
+    if !model_text {
+        out!("{}", ans.base.answer);
+    }
+    out!("");
+    for c in &ans.base.citations {
+        out!(
+            "  [{}] {} · {} · {}",
+            c.n,
+            c.book,
+            c.chapter,
+            s.t("sources.page", &[("page", c.page_label.clone())])
+        );
+    }
+    out!(
+        "{}",
+        if model_text {
+            s.t("setup.test.ok", &[])
+        } else {
+            s.t("setup.test.extractive", &[])
+        }
+    );
+    Ok(())
+}
+
+/// Marks the wizard done, and makes the address it worked with the app's (the window and
+/// `vidya ask` read the saved settings).
+fn save_settings(app: &App, library: &Path, host: Option<&str>) -> vidya_core::Result<()> {
+    app.set_setup_done(true)?;
+    if let Some(host) = host {
+        let mut s = vidya_core::app::Settings::load(library);
+        s.ollama_host = host.to_string();
+        s.save(library)?;
+    }
+    Ok(())
+}
+
 /// `[OK]`, or `[<otherwise>]` (`setup.status.problem` or `setup.status.optional`).
 fn badge(ok: bool, otherwise: &str, s: &Strings) -> String {
     format!(
@@ -351,8 +379,17 @@ fn badge(ok: bool, otherwise: &str, s: &Strings) -> String {
     )
 }
 
+/// Steps 1 to 4 of the wizard: bundled files, library folder, Ollama, answer model.
 fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
     out!("{}", s.t("setup.title", &[]));
+    print_files(s, r)?;
+    print_library(s, r)?;
+    print_ollama(s, r)?;
+    print_model(s, r)
+}
+
+/// Step 1: the bundled files, and each one that is missing or damaged.
+fn print_files(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
     let files_ok = r.resources.all_ok();
     out!(
         "\n1. {} {}",
@@ -378,6 +415,11 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
             out!("   - {}", f.message.clone().unwrap_or_default());
         }
     }
+    Ok(())
+}
+
+/// Step 2: the library folder, its free space and the laptop's memory.
+fn print_library(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
     let m = &r.machine;
     let lib_ok = m.problems.is_empty();
     out!(
@@ -408,6 +450,11 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
         "   {}",
         s.t("setup.memory", &[("gb", gb(m.total_memory_bytes))])
     );
+    Ok(())
+}
+
+/// Step 3: Ollama running, stopped (how to start it) or absent (where its installer is).
+fn print_ollama(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
     let running = matches!(r.ollama, OllamaState::Running { .. });
     out!(
         "\n3. {} {}",
@@ -443,6 +490,12 @@ fn print_report(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// Step 4: the recommended model, the installed ones, and `.gguf` files found.
+fn print_model(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
+    let m = &r.machine;
     out!(
         "\n4. {} {}",
         s.t("setup.step.model", &[]),

@@ -171,7 +171,7 @@ pub fn build_synthetic(
 /// Latency percentiles of one stage (ms).
 #[derive(Debug, Clone, Serialize)]
 pub struct StageLatency {
-    /// Stage name ([`crate::retrieve::pipeline::StageReport::stage`]), or `total`.
+    /// Stage name ([`crate::retrieve::StageReport::stage`]), or `total`.
     pub stage: String,
     /// Runs that had this stage.
     pub runs: usize,

@@ -42,19 +42,10 @@ pub const BATCH_TOKENS: usize = 4096;
 
 /// See [`Embedder::model_id`]: from the sha256 the manifest pins for [`WEIGHTS_FILE`].
 pub fn model_id() -> String {
-    let sha = toml::from_str::<toml::Value>(crate::native::MANIFEST_TOML)
+    let sha = vidya_manifest::Manifest::bundled()
         .ok()
         .and_then(|m| {
-            m.get("model")?
-                .as_array()?
-                .iter()
-                .find(|e| e.get("dir").and_then(|d| d.as_str()) == Some(MODEL_DIR))?
-                .get("outputs")?
-                .as_array()?
-                .iter()
-                .find(|o| o.get("file").and_then(|f| f.as_str()) == Some(WEIGHTS_FILE))?
-                .get("sha256")?
-                .as_str()
+            m.model_output_sha256(MODEL_DIR, WEIGHTS_FILE)
                 .map(str::to_string)
         })
         .unwrap_or_default();

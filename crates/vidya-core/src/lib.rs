@@ -9,16 +9,17 @@
 //! [`store`] (the library database), [`text`] (normalisation, tokenizer, sentences), [`embed`]
 //! (multilingual-e5-small sentence embeddings) on [`onnx`] (ONNX Runtime), [`search`] (the BM25
 //! and HNSW indexes), [`retrieve`] (the staged pipeline: router, fusion, reranker, gate, token
-//! budget, sentence pruner), [`ask`] (question → pipeline → extractive answer), [`answer`] (the
+//! budget, sentence pruner), [`engine`] (question → pipeline → extractive answer), [`answer`] (the
 //! tutor with a local model), [`eval`] and [`bench`] (measurements), [`native`] (pinned native
 //! libraries), [`trace`] (per-turn trace log), [`app`] (what the desktop window and the HTTP
 //! server offer: one service both wrap).
+#![warn(missing_docs)]
 
 pub mod answer;
 pub mod app;
-pub mod ask;
 pub mod bench;
 pub mod embed;
+pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod ingest;
@@ -33,6 +34,6 @@ pub mod store;
 pub mod text;
 pub mod trace;
 
-pub use ask::{AskOptions, AskResponse, Engine};
+pub use engine::{AskOptions, AskResponse, Engine};
 pub use error::{Result, VidyaError};
 pub use store::Library;

@@ -4,45 +4,9 @@
 //! `cargo xtask setup` places them under `resources/native/<target>/`; installers place them next
 //! to the executable (or in `/usr/lib/Vidya` for the .deb). Nothing is downloaded at run time.
 
-use serde::Deserialize;
-use sha2::{Digest, Sha256};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The manifest, compiled in so a binary knows the hashes it was built against.
-pub const MANIFEST_TOML: &str = include_str!("../../../resources/manifest.toml");
-
-/// One native library entry of the manifest.
-#[derive(Debug, Clone, Deserialize)]
-pub struct NativeEntry {
-    /// What it is ("pdfium").
-    pub name: String,
-    /// `core` (needed by every build) or `models` (neural retrieval, provisioned with
-    /// `cargo xtask setup --models`).
-    #[serde(default = "core_group")]
-    pub group: String,
-    /// Upstream version.
-    pub version: String,
-    /// Platform folder (`linux-x86_64`, `windows-x86_64`).
-    pub target: String,
-    /// Registry package that carries it.
-    pub package: String,
-    /// File name.
-    pub file: String,
-    /// sha256 of the file (hex).
-    pub sha256: String,
-    /// Licence.
-    pub license: String,
-}
-
-fn core_group() -> String {
-    "core".into()
-}
-
-#[derive(Deserialize)]
-struct Manifest {
-    native: Vec<NativeEntry>,
-}
+pub use vidya_manifest::{sha256_file, NativeEntry, MANIFEST_TOML};
 
 /// This machine's platform folder name.
 pub fn host_target() -> &'static str {
@@ -60,7 +24,7 @@ pub const VC_RUNTIME_GROUP: &str = "vc-runtime";
 /// The manifest's entries for this machine that Vidya loads itself (every group but
 /// [`VC_RUNTIME_GROUP`]).
 pub fn entries() -> Vec<NativeEntry> {
-    toml::from_str::<Manifest>(MANIFEST_TOML)
+    vidya_manifest::Manifest::bundled()
         .map(|m| m.native)
         .unwrap_or_default()
         .into_iter()
@@ -115,13 +79,13 @@ pub fn locate(name: &str) -> Option<Located> {
     let entry = entry(name)?;
     let tried: Vec<PathBuf> = search_dirs()
         .into_iter()
-        .map(|d| d.join(&entry.file))
+        .map(|d| d.join(&entry.wheel.file))
         .collect();
     let path = tried.iter().find(|p| p.is_file()).cloned();
     let verified = path
         .as_deref()
         .and_then(|p| sha256_file(p).ok())
-        .is_some_and(|h| h == entry.sha256);
+        .is_some_and(|h| h == entry.wheel.sha256);
     Some(Located {
         entry,
         path,
@@ -130,27 +94,16 @@ pub fn locate(name: &str) -> Option<Located> {
     })
 }
 
-/// sha256 of a file, hex-encoded. Errors: the file cannot be read.
-pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut f = std::fs::File::open(path)?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(hex::encode(h.finalize()))
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn manifest_parses_and_has_pdfium() {
         let e = super::entry("pdfium").expect("pdfium entry for this platform");
-        assert_eq!(e.sha256.len(), 64);
-        assert!(e.package.contains("=="), "pinned exactly: {}", e.package);
+        assert_eq!(e.wheel.sha256.len(), 64);
+        assert!(
+            e.wheel.package.contains("=="),
+            "pinned exactly: {}",
+            e.wheel.package
+        );
     }
 }

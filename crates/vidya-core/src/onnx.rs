@@ -31,7 +31,7 @@ pub fn environment() -> Result<&'static ort::environment::Environment> {
             .ok_or("resources/manifest.toml has no ONNX Runtime for this platform")?;
         let lib = located
             .path
-            .ok_or_else(|| format!("{} is not installed", located.entry.file))?;
+            .ok_or_else(|| format!("{} is not installed", located.entry.wheel.file))?;
         init(&lib)
     })
     .as_ref()

@@ -67,6 +67,7 @@ pub async fn ask(
         conversation: req.conversation,
     };
     let teacher = matches!(caller, Caller::Teacher);
+    let student = matches!(caller, Caller::Student(_));
     if !req.stream.unwrap_or(true) {
         // The client hung up (hyper drops this future): the question leaves the queue, or
         // the model stops mid-answer.
@@ -88,6 +89,11 @@ pub async fn ask(
             Ok(answer)
         })
         .await?;
+        let answer = if student {
+            crate::student_view::answer(answer)
+        } else {
+            answer
+        };
         return Ok(Json(answer).into_response());
     }
     let (tx, rx) = mpsc::unbounded_channel::<Event>();
@@ -134,7 +140,14 @@ pub async fn ask(
         let last = match app.ask_with(&req, &mut on_token, ctl) {
             Ok(a) => {
                 flight.conversation = a.conversation_id.or(flight.conversation);
-                AskEvent::Answer(Box::new(a))
+                AskEvent::Answer(Box::new(if student {
+                    crate::student_view::answer(a)
+                } else {
+                    a
+                }))
+            }
+            Err(e) if student => {
+                AskEvent::Error(crate::student_view::error_body(ErrorBody::from(&e)))
             }
             Err(e) => AskEvent::Error(ErrorBody::from(&e)),
         };

@@ -58,16 +58,34 @@ pub fn announcement(access: &Access, addr: SocketAddr) -> String {
             addr.ip()
         ));
     }
-    if let Ok(qr) = qrcode::QrCode::new(list[0].as_bytes()) {
-        let art = qr
-            .render::<qrcode::render::unicode::Dense1x2>()
-            .dark_color(qrcode::render::unicode::Dense1x2::Light)
-            .light_color(qrcode::render::unicode::Dense1x2::Dark)
-            .build();
+    if let Some(art) = qr_text(&list[0]) {
         text.push_str(&format!("\nOr scan this with a phone:\n{art}"));
     }
     text.push_str("\nOnly this laptop (or a device signed in with the teacher PIN) can change the library or the settings; students can ask, and see their own conversations.");
     text
+}
+
+/// ANSI SGR: black on white, then back to the terminal's colours.
+const BLACK_ON_WHITE: &str = "\x1b[30;47m";
+const RESET: &str = "\x1b[0m";
+
+/// A QR code of `text` as text art, two modules per character (dark modules as the glyphs,
+/// with a quiet zone), each line drawn black on white with ANSI colours so that it scans on a
+/// dark or a light terminal alike. Print it through a stream that drops the colours where the
+/// output is no terminal (the glyphs alone are then dark on the page's light background).
+pub fn qr_text(text: &str) -> Option<String> {
+    let qr = qrcode::QrCode::new(text.as_bytes()).ok()?;
+    let art = qr
+        .render::<qrcode::render::unicode::Dense1x2>()
+        .dark_color(qrcode::render::unicode::Dense1x2::Dark)
+        .light_color(qrcode::render::unicode::Dense1x2::Light)
+        .build();
+    Some(
+        art.lines()
+            .map(|l| format!("{BLACK_ON_WHITE}{l}{RESET}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
 }
 
 /// The classroom as the teacher's screen shows it: `GET /api/classroom`, and the desktop
@@ -309,4 +327,25 @@ pub async fn start(Extension(access): Extension<Arc<Access>>) -> Response {
 pub async fn end(Extension(access): Extension<Arc<Access>>) -> Json<ClassroomInfo> {
     access.end_class();
     info(Extension(access)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_qr_code_is_drawn_dark_on_light_whatever_the_terminal() {
+        let art = qr_text("http://192.168.1.5:8765").unwrap();
+        let lines: Vec<&str> = art.lines().collect();
+        assert!(lines.len() > 10);
+        for l in &lines {
+            assert!(l.starts_with(BLACK_ON_WHITE) && l.ends_with(RESET), "{l:?}");
+        }
+        // The quiet zone is light (spaces on the white background), the finder patterns dark.
+        let first = lines[0]
+            .trim_start_matches(BLACK_ON_WHITE)
+            .trim_end_matches(RESET);
+        assert!(first.chars().all(|c| c == ' '), "{first:?}");
+        assert!(art.contains('█'));
+    }
 }

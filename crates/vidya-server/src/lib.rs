@@ -58,6 +58,7 @@
 //! `Host` is not this server's address, or that come from a web page of another origin, are
 //! refused (403), so a web site open in the same browser cannot drive the API. Every response
 //! carries a strict Content-Security-Policy: the interface runs only its own scripts.
+#![warn(missing_docs)]
 
 pub mod access;
 mod ask_route;
@@ -65,6 +66,7 @@ pub mod classroom;
 mod ingest_routes;
 pub mod listen;
 mod setup_routes;
+pub mod student_view;
 
 use access::{Access, Caller};
 use anyhow::Result;
@@ -360,26 +362,33 @@ fn is_local_host(host: &str) -> bool {
 }
 
 /// Refuses requests from other web sites: a `Host` that is not this server's address (DNS
-/// rebinding; in classroom mode this machine's network addresses are its addresses too), and
-/// an `Origin` that differs from the `Host`.
+/// rebinding; in classroom mode this machine's network addresses are its addresses too), an
+/// absolute request target (`GET http://host/… HTTP/1.1`, whose authority HTTP/1.1 puts
+/// before the `Host` header: RFC 9112 §3.2.2) naming another host, and an `Origin` that
+/// differs from the host the request is for.
 async fn same_origin_only(State(access): State<Arc<Access>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = headers
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let host_ok = is_local_host(host)
-        || (access.classroom()
-            && host_name(host)
-                .parse::<std::net::IpAddr>()
-                .is_ok_and(|ip| access.is_local(ip)));
+    let ours = |h: &str| {
+        is_local_host(h)
+            || (access.classroom()
+                && host_name(h)
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| access.is_local(ip)))
+    };
+    // The host the request is for: the absolute target's authority when there is one.
+    let target = req.uri().authority().map_or(host, |a| a.as_str());
+    let host_ok = ours(host) && ours(target);
     let origin_ok = headers
         .get(header::ORIGIN)
         .and_then(|v| v.to_str().ok())
         .is_none_or(|o| {
             o.strip_prefix("http://")
                 .or_else(|| o.strip_prefix("https://"))
-                == Some(host)
+                == Some(target)
         });
     if !host_ok || !origin_ok {
         return access::refuse(
@@ -679,6 +688,18 @@ mod tests {
         }
     }
 
+    /// The status of one raw HTTP/1.1 `request` to 127.0.0.1:`port`.
+    async fn raw_status(port: u16, request: &str) -> u16 {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        s.write_all(request.as_bytes()).await.unwrap();
+        let mut head = vec![0u8; 12];
+        s.read_exact(&mut head).await.unwrap();
+        String::from_utf8_lossy(&head[9..12]).parse().unwrap()
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_classroom_server_starts_with_a_code_and_stops_listening() {
         let dir = tempfile::tempdir().unwrap();
@@ -707,6 +728,24 @@ mod tests {
         let session: serde_json::Value = reqwest::get(&url).await.unwrap().json().await.unwrap();
         assert_eq!(session["role"], "teacher", "{session}");
         assert_eq!(session["classroom"], true, "{session}");
+        // A request line with an absolute target is for the host it names, whatever the
+        // Host header says.
+        let raw = |target: &str| {
+            format!(
+                "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n",
+                port = server.addr().port()
+            )
+        };
+        let port = server.addr().port();
+        assert_eq!(
+            raw_status(port, &raw("http://evil.example/api/session")).await,
+            403
+        );
+        assert_eq!(
+            raw_status(port, &raw(&format!("http://127.0.0.1:{port}/api/session"))).await,
+            200
+        );
+        assert_eq!(raw_status(port, &raw("/api/session")).await, 200);
         let access = server.access().clone();
         server.stop().await;
         assert_eq!(access.code(), None, "stopping ends the class");

@@ -149,7 +149,7 @@ fn assert_every_statement_supported(answer: &serde_json::Value) {
 }
 
 fn tutor_on(lib: &Path, llm: &RealLlm) -> Tutor {
-    let llm_cfg = vidya_core::answer::ollama::LlmConfig {
+    let llm_cfg = vidya_core::answer::llm_client::LlmConfig {
         host: llm.url.clone(),
         model: MODEL.into(),
         ..Default::default()

@@ -524,12 +524,12 @@ fn chat_loop_keeps_the_conversation() {
 /// Runs against a real Ollama when one answers at `OLLAMA_HOST` (or the default address).
 #[test]
 fn real_ollama_when_reachable() {
-    let host = vidya_core::answer::ollama::host_from_env();
-    let cfg = vidya_core::answer::ollama::LlmConfig {
+    let host = vidya_core::answer::llm_client::host_from_env();
+    let cfg = vidya_core::answer::llm_client::LlmConfig {
         host: host.clone(),
         ..Default::default()
     };
-    let client = vidya_core::answer::ollama::OllamaClient::new(cfg).unwrap();
+    let client = vidya_core::answer::llm_client::OllamaClient::new(cfg).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -223,6 +223,7 @@ fn names(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// One source the model was given, read once for every answer sentence.
 struct Source {
     n: usize,
     terms: HashSet<String>,
@@ -230,6 +231,31 @@ struct Source {
     numbers: HashSet<String>,
     sentences: Vec<String>,
     script: Option<Script>,
+}
+
+impl Source {
+    fn new(c: &Citation, tokenizer: &Tokenizer) -> Self {
+        Self {
+            n: c.n,
+            terms: tokenizer.terms(&c.text).into_iter().collect(),
+            lower: c.text.to_lowercase(),
+            numbers: numbers(&c.text).into_iter().collect(),
+            sentences: split_sentences(&c.text)
+                .iter()
+                .map(|s| s.slice(&c.text).trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            script: main_script(&c.text),
+        }
+    }
+}
+
+/// The numbers written in `text` ("3,000" read as "3000").
+fn numbers(text: &str) -> Vec<String> {
+    numbers_re()
+        .find_iter(text)
+        .map(|m| m.as_str().replace(',', ""))
+        .collect()
 }
 
 /// Checks `answer` (already cleaned by the post-checks) against the `sources` the model was
@@ -243,25 +269,46 @@ pub fn ground(
     embedder: Option<&Embedder>,
     tokenizer: &Tokenizer,
 ) -> Result<Grounding> {
-    let srcs: Vec<Source> = sources
-        .iter()
-        .map(|c| Source {
-            n: c.n,
-            terms: tokenizer.terms(&c.text).into_iter().collect(),
-            lower: c.text.to_lowercase(),
-            numbers: numbers_re()
-                .find_iter(&c.text)
-                .map(|m| m.as_str().replace(',', ""))
-                .collect(),
-            sentences: split_sentences(&c.text)
-                .iter()
-                .map(|s| s.slice(&c.text).trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect(),
-            script: main_script(&c.text),
-        })
+    let srcs: Vec<Source> = sources.iter().map(|c| Source::new(c, tokenizer)).collect();
+    let mut sentences = answer_sentences(answer);
+    let facts: Vec<usize> = (0..sentences.len())
+        .filter(|i| is_fact(&sentences[*i]))
         .collect();
-    // Answer sentences, line by line; a fragment of marks only belongs to the sentence before.
+    let fact_texts: Vec<&str> = facts.iter().map(|i| sentences[*i].text.as_str()).collect();
+    let embedded = embed(embedder, &fact_texts, &srcs)?;
+    let check = Check {
+        all_names: srcs
+            .iter()
+            .flat_map(|s| {
+                s.lower
+                    .split(|c: char| !c.is_alphanumeric())
+                    .map(str::to_string)
+            })
+            .collect(),
+        srcs: &srcs,
+        source_vectors: embedded.as_ref().map(|e| e.sources.as_slice()),
+        tokenizer,
+    };
+    for (k, &i) in facts.iter().enumerate() {
+        let vector = embedded.as_ref().map(|e| e.facts[k].as_slice());
+        check.fact(&mut sentences[i], vector);
+    }
+    for s in sentences.iter_mut().filter(|s| !is_fact(s)) {
+        s.verdict = Verdict::NotAFact;
+        s.cited = s
+            .cited_by_model
+            .iter()
+            .copied()
+            .filter(|n| srcs.iter().any(|src| src.n == *n))
+            .collect();
+    }
+    drop_dangling_lead_ins(&mut sentences);
+    Ok(Grounding { sentences })
+}
+
+/// The answer's sentences, line by line, with the `[n]` marks the model gave each (a fragment
+/// of marks only belongs to the sentence before); every verdict still [`Verdict::Removed`].
+fn answer_sentences(answer: &str) -> Vec<CheckedSentence> {
     let mut sentences: Vec<CheckedSentence> = Vec::new();
     for line in answer.lines() {
         let mut first = true;
@@ -286,94 +333,118 @@ pub fn ground(
             first = false;
         }
     }
-    // Embeddings of the facts to check and of every source sentence, in one batch.
-    let is_fact = |s: &CheckedSentence| {
-        let t = s.text.trim();
-        !(t.ends_with('?') || t.ends_with(':') || t.split_whitespace().count() < 3)
+    sentences
+}
+
+/// A statement of fact to check: not a question, not a lead-in ending in `:`, at least three
+/// words.
+fn is_fact(s: &CheckedSentence) -> bool {
+    let t = s.text.trim();
+    !(t.ends_with('?') || t.ends_with(':') || t.split_whitespace().count() < 3)
+}
+
+/// The e5 vectors of the facts to check (in their order) and of each source's sentences.
+struct Embedded {
+    facts: Vec<Vec<f32>>,
+    sources: Vec<Vec<Vec<f32>>>,
+}
+
+/// Embeds the facts and every source sentence in one batch; `None` without an embedder or
+/// without facts.
+fn embed(embedder: Option<&Embedder>, facts: &[&str], srcs: &[Source]) -> Result<Option<Embedded>> {
+    let Some(e) = embedder.filter(|_| !facts.is_empty()) else {
+        return Ok(None);
     };
-    let facts: Vec<usize> = (0..sentences.len())
-        .filter(|i| is_fact(&sentences[*i]))
-        .collect();
-    let vectors = match embedder {
-        Some(e) if !facts.is_empty() => {
-            let mut texts: Vec<&str> = facts.iter().map(|i| sentences[*i].text.as_str()).collect();
-            texts.extend(
-                srcs.iter()
-                    .flat_map(|s| s.sentences.iter().map(String::as_str)),
-            );
-            Some(e.embed_passages(&texts)?)
-        }
-        _ => None,
-    };
-    let source_vectors: Vec<&[Vec<f32>]> = match &vectors {
-        Some(v) => {
-            let mut at = facts.len();
-            srcs.iter()
-                .map(|s| {
-                    let part = &v[at..at + s.sentences.len()];
-                    at += s.sentences.len();
-                    part
-                })
-                .collect()
-        }
-        None => Vec::new(),
-    };
-    let all_names: HashSet<String> = srcs
+    let mut texts = facts.to_vec();
+    texts.extend(
+        srcs.iter()
+            .flat_map(|s| s.sentences.iter().map(String::as_str)),
+    );
+    let mut vectors = e.embed_passages(&texts)?.into_iter();
+    let facts = vectors.by_ref().take(facts.len()).collect();
+    let sources = srcs
         .iter()
-        .flat_map(|s| {
-            s.lower
-                .split(|c: char| !c.is_alphanumeric())
-                .map(str::to_string)
-        })
+        .map(|s| vectors.by_ref().take(s.sentences.len()).collect())
         .collect();
-    for (k, &i) in facts.iter().enumerate() {
-        let s = &mut sentences[i];
-        let terms: HashSet<String> = tokenizer.terms(&s.text).into_iter().collect();
+    Ok(Some(Embedded { facts, sources }))
+}
+
+/// How well one source supports one answer sentence.
+struct Support {
+    /// Index of the source.
+    source: usize,
+    /// Share of the sentence's terms in the source (0..=1).
+    lexical: f32,
+    /// Best cosine with one of the source's sentences, when embedded.
+    dense: Option<f32>,
+    /// Every number of the sentence is in the source.
+    numbers_ok: bool,
+}
+
+impl Support {
+    /// Supported: numbers match and, in the same script, enough words (or words and meaning);
+    /// across scripts, meaning alone.
+    fn supports(&self, same_script: bool) -> bool {
+        self.numbers_ok
+            && if same_script {
+                self.lexical >= LEXICAL_SUPPORT
+                    || self
+                        .dense
+                        .is_some_and(|d| d >= DENSE_SUPPORT && self.lexical >= MIN_LEXICAL)
+            } else {
+                self.dense.is_some_and(|d| d >= CROSS_SCRIPT_SUPPORT)
+            }
+    }
+
+    fn strength(&self) -> f32 {
+        self.lexical + self.dense.unwrap_or(0.0)
+    }
+}
+
+/// What every fact is checked against.
+struct Check<'a> {
+    srcs: &'a [Source],
+    /// Each source's sentence vectors, when embedded.
+    source_vectors: Option<&'a [Vec<Vec<f32>>]>,
+    /// Every word of every source, lower case (for names the answer must not invent).
+    all_names: HashSet<String>,
+    tokenizer: &'a Tokenizer,
+}
+
+impl Check<'_> {
+    /// Decides one fact (its e5 `vector` when embedded): supported with its citations (the
+    /// model's when that source supports it nearly as well as the best one), removed with what
+    /// it names that no source has, or unchecked (another script and no embedder).
+    fn fact(&self, s: &mut CheckedSentence, vector: Option<&[f32]>) {
+        let terms: HashSet<String> = self.tokenizer.terms(&s.text).into_iter().collect();
         let script = main_script(&s.text);
-        let numbers: Vec<String> = numbers_re()
-            .find_iter(&s.text)
-            .map(|m| m.as_str().replace(',', ""))
-            .collect();
-        // Per source: (lexical, dense, numbers all present).
-        let scored: Vec<(usize, f32, Option<f32>, bool)> = srcs
+        let numbers = numbers(&s.text);
+        let scored: Vec<Support> = self
+            .srcs
             .iter()
             .enumerate()
-            .map(|(j, src)| {
-                let lexical = if terms.is_empty() {
+            .map(|(j, src)| Support {
+                source: j,
+                lexical: if terms.is_empty() {
                     0.0
                 } else {
                     terms.iter().filter(|t| src.terms.contains(*t)).count() as f32
                         / terms.len() as f32
-                };
-                let dense = vectors.as_ref().map(|v| {
-                    source_vectors[j]
-                        .iter()
-                        .map(|sv| cosine(&v[k], sv))
-                        .fold(f32::MIN, f32::max)
-                });
-                let numbers_ok = numbers.iter().all(|n| src.numbers.contains(n));
-                (j, lexical, dense, numbers_ok)
+                },
+                dense: vector
+                    .zip(self.source_vectors)
+                    .map(|(v, sv)| sv[j].iter().map(|x| cosine(v, x)).fold(f32::MIN, f32::max)),
+                numbers_ok: numbers.iter().all(|n| src.numbers.contains(n)),
             })
             .collect();
-        let same_script = |j: usize| script.is_none() || srcs[j].script == script;
-        let supports = |&(j, lexical, dense, numbers_ok): &(usize, f32, Option<f32>, bool)| {
-            numbers_ok
-                && if same_script(j) {
-                    lexical >= LEXICAL_SUPPORT
-                        || dense.is_some_and(|d| d >= DENSE_SUPPORT && lexical >= MIN_LEXICAL)
-                } else {
-                    dense.is_some_and(|d| d >= CROSS_SCRIPT_SUPPORT)
-                }
-        };
-        let strength = |&(_, lexical, dense, _): &(usize, f32, Option<f32>, bool)| {
-            lexical + dense.unwrap_or(0.0)
-        };
-        s.lexical = scored.iter().map(|x| x.1).fold(0.0, f32::max);
-        s.dense = scored.iter().filter_map(|x| x.2).reduce(f32::max);
+        let supports =
+            |x: &Support| x.supports(script.is_none() || self.srcs[x.source].script == script);
+        s.lexical = scored.iter().map(|x| x.lexical).fold(0.0, f32::max);
+        s.dense = scored.iter().filter_map(|x| x.dense).reduce(f32::max);
         let missing_names: Vec<String> = if script == Some(Script::Latin) {
             names(&s.text)
                 .into_iter()
-                .filter(|n| !all_names.contains(n))
+                .filter(|n| !self.all_names.contains(n))
                 .collect()
         } else {
             Vec::new()
@@ -381,33 +452,34 @@ pub fn ground(
         let best = scored
             .iter()
             .filter(|x| supports(x))
-            .max_by(|a, b| strength(a).total_cmp(&strength(b)));
+            .max_by(|a, b| a.strength().total_cmp(&b.strength()));
         match best {
             Some(b) if missing_names.is_empty() => {
                 s.verdict = Verdict::Supported;
-                // The model's citation stands when that source supports the sentence nearly as
-                // well as the best one does.
                 let model_ok: Vec<usize> = s
                     .cited_by_model
                     .iter()
                     .copied()
                     .filter(|n| {
                         scored.iter().any(|x| {
-                            srcs[x.0].n == *n && supports(x) && strength(x) >= strength(b) - 0.25
+                            self.srcs[x.source].n == *n
+                                && supports(x)
+                                && x.strength() >= b.strength() - 0.25
                         })
                     })
                     .collect();
                 s.cited = if model_ok.is_empty() {
-                    vec![srcs[b.0].n]
+                    vec![self.srcs[b.source].n]
                 } else {
                     model_ok
                 };
             }
             _ => {
-                let cross = srcs
+                let cross = self
+                    .srcs
                     .iter()
                     .all(|src| script.is_some() && src.script != script);
-                if cross && vectors.is_none() {
+                if cross && self.source_vectors.is_none() {
                     s.verdict = Verdict::Unchecked;
                 } else {
                     s.verdict = Verdict::Removed;
@@ -415,26 +487,18 @@ pub fn ground(
                     s.missing.extend(
                         numbers
                             .iter()
-                            .filter(|n| !srcs.iter().any(|src| src.numbers.contains(*n)))
+                            .filter(|n| !self.srcs.iter().any(|src| src.numbers.contains(*n)))
                             .cloned(),
                     );
                 }
             }
         }
     }
-    for s in sentences.iter_mut() {
-        if !is_fact(s) {
-            s.verdict = Verdict::NotAFact;
-            s.cited = s
-                .cited_by_model
-                .iter()
-                .copied()
-                .filter(|n| srcs.iter().any(|src| src.n == *n))
-                .collect();
-        }
-    }
-    // A lead-in ("… is calculated as follows:") whose following sentence was removed would
-    // introduce nothing: it goes with it.
+}
+
+/// A lead-in ("… is calculated as follows:") whose following sentence was removed would
+/// introduce nothing: it goes with it.
+fn drop_dangling_lead_ins(sentences: &mut [CheckedSentence]) {
     for i in (0..sentences.len()).rev() {
         let dangling = sentences[i].verdict == Verdict::NotAFact
             && sentences[i].text.trim_end().ends_with(':')
@@ -445,7 +509,6 @@ pub fn ground(
             sentences[i].verdict = Verdict::Removed;
         }
     }
-    Ok(Grounding { sentences })
 }
 
 #[cfg(test)]

@@ -1,15 +1,17 @@
 //! Answers: the extractive answer ([`extractive`]) that quotes the best textbook sentences with
-//! citations, and the tutor ([`tutor`]) that asks a local model through Ollama ([`ollama`]) with
+//! citations, and the tutor ([`tutor`]) that asks a local model through Ollama ([`llm_client`]) with
 //! prompts from template files ([`prompt`]), rewrites follow-ups ([`followup`]) and checks what
-//! the model wrote ([`postcheck`]); [`status`] types how an answer was made.
+//! the model wrote ([`postcheck`]); [`turn`] holds what a turn takes and gives, [`status`]
+//! types how an answer was made.
 
 pub mod extractive;
 pub mod followup;
 pub mod grounding;
-pub mod ollama;
+pub mod llm_client;
 pub mod postcheck;
 pub mod prompt;
 pub mod status;
+pub mod turn;
 pub mod tutor;
 
 pub use extractive::{Citation, ExtractiveAnswer};

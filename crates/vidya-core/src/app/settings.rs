@@ -2,7 +2,7 @@
 //! mode, token-budget preset. Kept as `settings.json` in the library folder, so a library
 //! copied to another laptop keeps them.
 
-use crate::answer::ollama::{LlmConfig, DEFAULT_MODEL};
+use crate::answer::llm_client::{LlmConfig, DEFAULT_MODEL};
 use crate::answer::prompt::Mode;
 use crate::error::{Result, VidyaError};
 use serde::{Deserialize, Serialize};

@@ -3,15 +3,15 @@
 //! Models", NeurIPS 2021).
 //!
 //! The corpus is stored as one book whose pages are the documents (page label = document id;
-//! see [`crate::ingest::documents`]), so every pipeline stage runs as it does for a textbook.
+//! see [`crate::eval::corpus`]), so every pipeline stage runs as it does for a textbook.
 //! Metrics per configuration over the queries that have test judgements: nDCG@10 (gain = the
 //! judged relevance, discount log2(rank + 1), as `trec_eval`'s `ndcg_cut_10`), MRR@10 and
 //! recall@5/10.
 
 use super::{quantile, NamedConfig};
-use crate::ask::Engine;
+use crate::engine::Engine;
 use crate::error::{Result, VidyaError};
-use crate::ingest::documents::Document;
+use crate::eval::corpus::Document;
 use crate::retrieve::PipelineConfig;
 use serde::Serialize;
 use std::collections::HashMap;

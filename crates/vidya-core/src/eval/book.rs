@@ -9,12 +9,13 @@
 //! holding the answer; with the gate, its accuracy on these (answerable) questions and on an
 //! optional set of unanswerable ones, plus the thresholds that would separate them best.
 
-use super::{contains_phrase, quantile, read_qa, read_questions, NamedConfig};
-use crate::ask::Engine;
+use super::{contains_phrase, quantile, read_qa, read_questions, NamedConfig, QaItem};
+use crate::engine::Engine;
 use crate::error::{Result, VidyaError};
 use crate::retrieve::gate::{calibrate, GateInput};
-use crate::retrieve::PipelineConfig;
+use crate::retrieve::{PipelineConfig, PipelineResult};
 use serde::Serialize;
+use std::collections::HashSet;
 use std::path::Path;
 
 /// Figures of one configuration.
@@ -91,6 +92,7 @@ pub struct BookEvalReport {
     pub notes: Vec<String>,
 }
 
+/// One configuration's running figures.
 #[derive(Default)]
 struct Acc {
     hits: usize,
@@ -106,6 +108,149 @@ struct Acc {
     retention_base: usize,
     gate_pass: usize,
     gated_runs: usize,
+}
+
+/// One located question, as every configuration sees it.
+struct Asked<'a> {
+    item: &'a QaItem,
+    /// Chapter ids holding the answer's pages.
+    answer_chapters: HashSet<i64>,
+    /// The expected answers short enough to look for in a context.
+    short: Vec<&'a String>,
+}
+
+impl Acc {
+    /// Adds one question's result `r` (retrieved with `cfg` in `ms`).
+    fn add(
+        &mut self,
+        engine: &Engine,
+        q: &Asked,
+        cfg: &PipelineConfig,
+        r: &PipelineResult,
+        ms: f64,
+        k: usize,
+    ) -> Result<()> {
+        self.times.push(ms);
+        self.n += 1;
+        if let Some(rank) = answer_rank(engine.library(), q.item, r, k)? {
+            self.hits += 1;
+            self.rr += 1.0 / rank as f64;
+        }
+        self.add_route(r, &q.answer_chapters);
+        if cfg.gate.is_some() {
+            self.gated_runs += 1;
+            self.gate_pass += r.gate.pass as usize;
+        }
+        if let (Some(budget), true) = (cfg.budget, r.gate.pass) {
+            self.budget.push(r.budget.tokens_in as f64);
+            self.pruned.push(r.context_tokens as f64);
+            let before = whole_chunks_within(engine, r, budget);
+            let after: String = r
+                .passages
+                .iter()
+                .map(|p| p.text())
+                .collect::<Vec<_>>()
+                .join(" ");
+            if q.short.iter().any(|x| contains_phrase(&before, x)) {
+                self.retention_base += 1;
+                self.retained += q.short.iter().any(|x| contains_phrase(&after, x)) as usize;
+            }
+        }
+        Ok(())
+    }
+
+    /// The router's share of chapters kept, and whether it dropped the answer's chapter.
+    fn add_route(&mut self, r: &PipelineResult, answer_chapters: &HashSet<i64>) {
+        if let Some(chapters) = &r.route.chapters {
+            self.router_total += 1;
+            self.kept_share += r.route.kept as f64 / r.route.considered.max(1) as f64;
+            if !answer_chapters.is_empty() && answer_chapters.is_disjoint(chapters) {
+                self.router_miss += 1;
+            }
+        } else if r.route.considered > 0 {
+            self.router_total += 1;
+            self.kept_share += 1.0;
+        }
+    }
+
+    fn into_report(self, name: &str) -> ConfigReport {
+        let share = |x: usize, n: usize| x as f64 / n.max(1) as f64;
+        let q = |xs: &[f64], p: f64| (!xs.is_empty()).then(|| quantile(xs, p));
+        ConfigReport {
+            name: name.to_string(),
+            evaluated: self.n,
+            recall: share(self.hits, self.n),
+            mrr: self.rr / self.n.max(1) as f64,
+            median_ms: quantile(&self.times, 0.5),
+            p95_ms: quantile(&self.times, 0.95),
+            router_miss: (self.router_total > 0)
+                .then(|| share(self.router_miss, self.router_total)),
+            router_kept_share: (self.router_total > 0)
+                .then(|| self.kept_share / self.router_total as f64),
+            budget_tokens_median: q(&self.budget, 0.5),
+            budget_tokens_p95: q(&self.budget, 0.95),
+            pruned_tokens_median: q(&self.pruned, 0.5),
+            pruned_tokens_p95: q(&self.pruned, 0.95),
+            retention: (self.retention_base > 0).then(|| share(self.retained, self.retention_base)),
+            retention_base: (!self.budget.is_empty()).then_some(self.retention_base),
+            gate_pass_answerable: (self.gated_runs > 0)
+                .then(|| share(self.gate_pass, self.gated_runs)),
+        }
+    }
+}
+
+/// The rank (1-based, at most `k`) of the first kept chunk from the answer's file whose pages
+/// overlap the answer's pages.
+fn answer_rank(
+    lib: &crate::Library,
+    item: &QaItem,
+    r: &PipelineResult,
+    k: usize,
+) -> Result<Option<usize>> {
+    let (a, b) = item.pages;
+    for (i, cand) in r.ranked.iter().take(k).enumerate() {
+        let Some(chunk) = lib.chunk(cand.chunk_id)? else {
+            continue;
+        };
+        let (Some(first), Some(last)) = (
+            lib.page(chunk.book_id, chunk.first_page)?,
+            lib.page(chunk.book_id, chunk.last_page)?,
+        ) else {
+            continue;
+        };
+        if first.file_name == item.file && first.pdf_page <= b && last.pdf_page >= a {
+            return Ok(Some(i + 1));
+        }
+    }
+    Ok(None)
+}
+
+/// The retention base: what whole chunks within `budget` tokens would hold (the best chunks,
+/// while they fit, at least the first), as a context without the pruner would.
+fn whole_chunks_within(engine: &Engine, r: &PipelineResult, budget: usize) -> String {
+    let counter = engine.retriever().counter();
+    let mut used = 0;
+    r.budgeted
+        .iter()
+        .take_while(|c| {
+            let first = used == 0;
+            used += counter.count(&c.text);
+            first || used <= budget
+        })
+        .map(|c| c.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The question as asked: with `with_options`, the MCQ options appended (as a student pasting
+/// the whole question would).
+fn question_of(item: &QaItem, with_options: bool) -> String {
+    let mut question = item.question.clone();
+    if with_options && !item.options.is_empty() {
+        question.push('\n');
+        question.push_str(&item.options.join("\n"));
+    }
+    question
 }
 
 /// Runs `configs` over the QA JSONL at `qa_path` (questions outer, configurations inner, so
@@ -131,38 +276,32 @@ pub fn book_eval(
         ..Default::default()
     };
     let mut acc: Vec<Acc> = configs.iter().map(|_| Acc::default()).collect();
-    let mut gate_signals: Vec<(GateInput, bool)> = Vec::new();
-    let mut gate_default: Vec<(bool, bool)> = Vec::new();
+    // The gate's input and decision per question, with whether it is answerable.
+    let mut gate_runs: Vec<(GateInput, bool, bool)> = Vec::new();
     let gate_cfg = configs.iter().find(|c| c.config.gate.is_some()).cloned();
     let mut evaluated = 0usize;
     for item in read_qa(qa_path)? {
         if limit.is_some_and(|l| evaluated >= l) {
             break;
         }
-        let Some(rec) = item else {
+        let Some(item) = item.filter(|i| in_library.contains(&i.file)) else {
             report.skipped += 1;
             continue;
         };
-        if !in_library.contains(&rec.file) {
-            report.skipped += 1;
-            continue;
-        }
-        let (a, b) = rec.pages;
-        let answer_chapters = lib.chapters_of_pages(&rec.file, a, b)?;
-        let short: Vec<&String> = rec
-            .answers
-            .iter()
-            .filter(|x| {
-                let w = x.split_whitespace().count();
-                w > 0 && w <= super::MAX_EXPECTED_WORDS
-            })
-            .collect();
+        let asked = Asked {
+            answer_chapters: lib.chapters_of_pages(&item.file, item.pages.0, item.pages.1)?,
+            short: item
+                .answers
+                .iter()
+                .filter(|x| {
+                    let w = x.split_whitespace().count();
+                    w > 0 && w <= super::MAX_EXPECTED_WORDS
+                })
+                .collect(),
+            item: &item,
+        };
         evaluated += 1;
-        let mut question = rec.question.clone();
-        if with_options && !rec.options.is_empty() {
-            question.push('\n');
-            question.push_str(&rec.options.join("\n"));
-        }
+        let question = question_of(&item, with_options);
         for (c, s) in configs.iter().zip(acc.iter_mut()) {
             let cfg = PipelineConfig {
                 keep: c.config.keep.max(k),
@@ -174,71 +313,9 @@ pub fn book_eval(
                 Err(VidyaError::EmptyQuestion) => continue,
                 Err(e) => return Err(e),
             };
-            s.times.push(t.elapsed().as_secs_f64() * 1e3);
-            s.n += 1;
-            for (i, cand) in r.ranked.iter().take(k).enumerate() {
-                let Some(chunk) = lib.chunk(cand.chunk_id)? else {
-                    continue;
-                };
-                let (Some(first), Some(last)) = (
-                    lib.page(chunk.book_id, chunk.first_page)?,
-                    lib.page(chunk.book_id, chunk.last_page)?,
-                ) else {
-                    continue;
-                };
-                if first.file_name == rec.file && first.pdf_page <= b && last.pdf_page >= a {
-                    s.hits += 1;
-                    s.rr += 1.0 / (i + 1) as f64;
-                    break;
-                }
-            }
-            if let Some(chapters) = &r.route.chapters {
-                s.router_total += 1;
-                s.kept_share += r.route.kept as f64 / r.route.considered.max(1) as f64;
-                if !answer_chapters.is_empty() && answer_chapters.is_disjoint(chapters) {
-                    s.router_miss += 1;
-                }
-            } else if r.route.considered > 0 {
-                s.router_total += 1;
-                s.kept_share += 1.0;
-            }
-            if cfg.gate.is_some() {
-                s.gated_runs += 1;
-                s.gate_pass += r.gate.pass as usize;
-            }
-            if cfg.budget.is_some() && r.gate.pass {
-                s.budget.push(r.budget.tokens_in as f64);
-                s.pruned.push(r.context_tokens as f64);
-                // The base: what whole chunks within the budget would hold (the best chunks,
-                // while they fit, at least the first), as a context without the pruner would.
-                let counter = engine.retriever().counter();
-                let budget = cfg.budget.unwrap_or(usize::MAX);
-                let mut used = 0;
-                let before: String = r
-                    .budgeted
-                    .iter()
-                    .take_while(|c| {
-                        let first = used == 0;
-                        used += counter.count(&c.text);
-                        first || used <= budget
-                    })
-                    .map(|c| c.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let after: String = r
-                    .passages
-                    .iter()
-                    .map(|p| p.text())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                if short.iter().any(|x| contains_phrase(&before, x)) {
-                    s.retention_base += 1;
-                    s.retained += short.iter().any(|x| contains_phrase(&after, x)) as usize;
-                }
-            }
+            s.add(engine, &asked, &cfg, &r, t.elapsed().as_secs_f64() * 1e3, k)?;
             if gate_cfg.as_ref().is_some_and(|g| g.name == c.name) {
-                gate_signals.push((r.gate_input, true));
-                gate_default.push((r.gate.pass, true));
+                gate_runs.push((r.gate_input, r.gate.pass, true));
             }
         }
     }
@@ -253,63 +330,50 @@ pub fn book_eval(
         let questions = read_questions(path)?;
         for q in questions.iter().take(limit.unwrap_or(usize::MAX)) {
             match engine.retrieve(q, None, &g.config) {
-                Ok(r) => {
-                    gate_signals.push((r.gate_input, false));
-                    gate_default.push((r.gate.pass, false));
-                }
+                Ok(r) => gate_runs.push((r.gate_input, r.gate.pass, false)),
                 Err(VidyaError::EmptyQuestion) => continue,
                 Err(e) => return Err(e),
             }
         }
     }
-    if gate_cfg.is_some() && !gate_default.is_empty() {
-        let answerable = gate_default.iter().filter(|(_, a)| *a).count();
-        let unanswerable = gate_default.len() - answerable;
-        let right = gate_default.iter().filter(|(p, a)| p == a).count();
-        let signal = |f: &dyn Fn(&GateInput) -> Option<f32>| {
-            let v: Vec<(f32, bool)> = gate_signals
-                .iter()
-                .filter_map(|(g, a)| f(g).map(|s| (s, *a)))
-                .collect();
-            calibrate(&v)
-        };
-        report.gate = Some(GateReport {
-            answerable,
-            unanswerable,
-            accuracy: right as f64 / gate_default.len() as f64,
-            pass_answerable: gate_default.iter().filter(|(p, a)| *p && *a).count() as f64
-                / answerable.max(1) as f64,
-            gate_unanswerable: gate_default.iter().filter(|(p, a)| !*p && !*a).count() as f64
-                / unanswerable.max(1) as f64,
-            best_dense: signal(&|g| g.dense),
-            best_coverage: signal(&|g| Some(g.coverage)),
-            best_rerank: signal(&|g| g.rerank),
-            best_dense_or_coverage: best_pair(&gate_signals),
-        });
+    if gate_cfg.is_some() && !gate_runs.is_empty() {
+        report.gate = Some(gate_report(&gate_runs));
     }
-    let share = |x: usize, n: usize| x as f64 / n.max(1) as f64;
     report.configs = configs
         .iter()
         .zip(acc)
-        .map(|(c, s)| ConfigReport {
-            name: c.name.clone(),
-            evaluated: s.n,
-            recall: share(s.hits, s.n),
-            mrr: s.rr / s.n.max(1) as f64,
-            median_ms: quantile(&s.times, 0.5),
-            p95_ms: quantile(&s.times, 0.95),
-            router_miss: (s.router_total > 0).then(|| share(s.router_miss, s.router_total)),
-            router_kept_share: (s.router_total > 0).then(|| s.kept_share / s.router_total as f64),
-            budget_tokens_median: (!s.budget.is_empty()).then(|| quantile(&s.budget, 0.5)),
-            budget_tokens_p95: (!s.budget.is_empty()).then(|| quantile(&s.budget, 0.95)),
-            pruned_tokens_median: (!s.pruned.is_empty()).then(|| quantile(&s.pruned, 0.5)),
-            pruned_tokens_p95: (!s.pruned.is_empty()).then(|| quantile(&s.pruned, 0.95)),
-            retention: (s.retention_base > 0).then(|| share(s.retained, s.retention_base)),
-            retention_base: (!s.budget.is_empty()).then_some(s.retention_base),
-            gate_pass_answerable: (s.gated_runs > 0).then(|| share(s.gate_pass, s.gated_runs)),
-        })
+        .map(|(c, s)| s.into_report(&c.name))
         .collect();
     Ok(report)
+}
+
+/// The gate's figures over `(input, passed, answerable)` runs: the default gate's accuracy and
+/// the best single thresholds on each signal.
+fn gate_report(runs: &[(GateInput, bool, bool)]) -> GateReport {
+    let answerable = runs.iter().filter(|r| r.2).count();
+    let unanswerable = runs.len() - answerable;
+    let right = runs.iter().filter(|r| r.1 == r.2).count();
+    let signals: Vec<(GateInput, bool)> = runs.iter().map(|r| (r.0, r.2)).collect();
+    let signal = |f: &dyn Fn(&GateInput) -> Option<f32>| {
+        let v: Vec<(f32, bool)> = signals
+            .iter()
+            .filter_map(|(g, a)| f(g).map(|s| (s, *a)))
+            .collect();
+        calibrate(&v)
+    };
+    GateReport {
+        answerable,
+        unanswerable,
+        accuracy: right as f64 / runs.len() as f64,
+        pass_answerable: runs.iter().filter(|r| r.1 && r.2).count() as f64
+            / answerable.max(1) as f64,
+        gate_unanswerable: runs.iter().filter(|r| !r.1 && !r.2).count() as f64
+            / unanswerable.max(1) as f64,
+        best_dense: signal(&|g| g.dense),
+        best_coverage: signal(&|g| Some(g.coverage)),
+        best_rerank: signal(&|g| g.rerank),
+        best_dense_or_coverage: best_pair(&signals),
+    }
 }
 
 /// Grid search for the "dense ≥ d or coverage ≥ c" rule: every observed dense cosine and

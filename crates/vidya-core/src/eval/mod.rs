@@ -74,6 +74,7 @@ pub(crate) fn read_qa(qa_path: &Path) -> Result<Vec<Option<QaItem>>> {
 pub mod answers;
 pub mod beir;
 pub mod book;
+pub mod corpus;
 pub mod extraction;
 pub mod student;
 

@@ -21,7 +21,7 @@
 
 use super::quantile;
 use crate::answer::{Citation, Tutor, TutorOptions};
-use crate::ask::{AskOptions, Engine};
+use crate::engine::{AskOptions, Engine};
 use crate::error::{Result, VidyaError};
 use crate::retrieve::PipelineConfig;
 use serde::{Deserialize, Serialize};
@@ -384,16 +384,23 @@ pub fn student_eval(
 ) -> Result<Vec<StudentReport>> {
     let engine = tutor.engine();
     let books = book_ids(engine)?;
+    let take = limit.unwrap_or(usize::MAX);
     let questions: Vec<StudentQuestion> = read_jsonl(students)?
         .into_iter()
         .filter(|q: &StudentQuestion| split.takes(&q.split))
-        .take(limit.unwrap_or(usize::MAX))
+        .take(take)
         .collect();
+    if questions.is_empty() {
+        return Err(VidyaError::BadOption(format!(
+            "{} has no questions in the {split:?} split",
+            students.display()
+        )));
+    }
     let off: Vec<OffTopicQuestion> = match off_topic {
         Some(p) => read_jsonl(p)?
             .into_iter()
             .filter(|q: &OffTopicQuestion| split.takes(&q.split))
-            .take(limit.unwrap_or(usize::MAX))
+            .take(take)
             .collect(),
         None => Vec::new(),
     };
@@ -410,139 +417,171 @@ pub fn student_eval(
             config: name.to_string(),
             ..Default::default()
         };
-        let (mut all, mut langs, mut kinds) = (
-            HitAcc::default(),
-            BTreeMap::<String, HitAcc>::new(),
-            BTreeMap::<String, HitAcc>::new(),
-        );
-        let mut times = Vec::new();
         let opts = AskOptions {
             pipeline: (*cfg).clone(),
             ..AskOptions::default()
         };
-        for q in &questions {
-            let Some(book) = find_book(&books, &q.source.book) else {
-                report.skipped += 1;
-                continue;
-            };
-            let t = std::time::Instant::now();
-            let r = engine.ask(&q.question, &opts)?;
-            times.push(t.elapsed().as_secs_f64() * 1e3);
-            report.gate_samples.push((r.retrieval.gate_input, true));
-            let ranked: Vec<i64> = r.retrieval.ranked.iter().map(|c| c.chunk_id).collect();
-            let o = score(engine, q, book, &r.citations, r.gated, &ranked)?;
-            all.add(&o);
-            langs.entry(q.language.clone()).or_default().add(&o);
-            kinds.entry(q.kind.clone()).or_default().add(&o);
-            if !o.hit3 {
-                report.misses.push(Miss {
-                    id: q.id.clone(),
-                    question: q.question.clone(),
-                    expected: format!(
-                        "{} p.{}",
-                        file_name(&q.source.pdf_file),
-                        q.source.pdf_pages.0
-                    ),
-                    cited: o.cited,
-                });
-            }
-        }
-        if questions.is_empty() {
-            return Err(VidyaError::BadOption(format!(
-                "{} has no questions in the {split:?} split",
-                students.display()
-            )));
-        }
-        report.overall = all.figures();
-        report.by_language = langs.into_iter().map(|(k, v)| (k, v.figures())).collect();
-        report.by_kind = kinds.into_iter().map(|(k, v)| (k, v.figures())).collect();
-        report.median_ms = quantile(&times, 0.5);
-        report.p95_ms = quantile(&times, 0.95);
-        let mut stop_all = (0usize, 0usize);
-        let mut subjects: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-        let mut off_langs: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-        for q in &off {
-            let r = engine.ask(&q.question, &opts)?;
-            report.gate_samples.push((r.retrieval.gate_input, false));
-            let stopped = r.gated as usize;
-            for acc in [
-                &mut stop_all,
-                subjects.entry(q.subject.clone()).or_default(),
-                off_langs.entry(q.language.clone()).or_default(),
-            ] {
-                acc.0 += 1;
-                acc.1 += stopped;
-            }
-            if !r.gated {
-                report.misses.push(Miss {
-                    id: q.id.clone(),
-                    question: q.question.clone(),
-                    expected: "stopped".into(),
-                    cited: r.citations.iter().map(located).collect(),
-                });
-            }
-        }
-        let stop = |(n, s): (usize, usize)| StopFigures {
-            n,
-            stopped: s as f64 / n.max(1) as f64,
-        };
-        report.off_topic = stop(stop_all);
-        report.off_topic_by_subject = subjects.into_iter().map(|(k, v)| (k, stop(v))).collect();
-        report.off_topic_by_language = off_langs.into_iter().map(|(k, v)| (k, stop(v))).collect();
+        answerable_figures(engine, &books, &questions, &opts, &mut report)?;
+        off_topic_figures(engine, &off, &opts, &mut report)?;
         reports.push(report);
     }
     // Follow-ups: through the tutor (its own pipeline), once.
     if !pairs.is_empty() {
-        let mut acc = HitAcc::default();
-        let mut misses = Vec::new();
-        for pair in &pairs {
-            let [first, second] = pair.turns.as_slice() else {
-                continue;
-            };
-            let Some(book) = find_book(&books, &second.source.book) else {
-                continue;
-            };
-            let opts = TutorOptions {
-                use_llm: false,
-                use_cache: false,
-                ..TutorOptions::default()
-            };
-            let a = tutor.ask(&first.question, &opts, &mut |_| {}, None)?;
-            let conversation = a.conversation_id;
-            let b = tutor.ask(
-                &second.question,
-                &TutorOptions {
-                    conversation,
-                    ..opts
-                },
-                &mut |_| {},
-                None,
-            )?;
-            if let Some(id) = conversation {
-                engine.library().delete_conversation(id)?;
-            }
-            let o = score(engine, second, book, &b.base.citations, b.base.gated, &[])?;
-            if !o.hit3 {
-                misses.push(Miss {
-                    id: pair.id.clone(),
-                    question: format!(
-                        "{} → {} (searched: {})",
-                        first.question, second.question, b.query
-                    ),
-                    expected: format!(
-                        "{} p.{}",
-                        file_name(&second.source.pdf_file),
-                        second.source.pdf_pages.0
-                    ),
-                    cited: o.cited.clone(),
-                });
-            }
-            acc.add(&o);
-        }
+        let (figures, misses) = followup_figures(tutor, &books, &pairs)?;
         if let Some(first) = reports.first_mut() {
-            first.followups = acc.figures();
+            first.followups = figures;
             first.misses.extend(misses);
         }
     }
     Ok(reports)
+}
+
+/// Hit@1/hit@3, page span and stop rates of the answerable `questions`, overall, by language
+/// and by kind, with the retrieval times and a miss for each question not found in the top 3.
+fn answerable_figures(
+    engine: &Engine,
+    books: &[(i64, String)],
+    questions: &[StudentQuestion],
+    opts: &AskOptions,
+    report: &mut StudentReport,
+) -> Result<()> {
+    let (mut all, mut langs, mut kinds) = (
+        HitAcc::default(),
+        BTreeMap::<String, HitAcc>::new(),
+        BTreeMap::<String, HitAcc>::new(),
+    );
+    let mut times = Vec::new();
+    for q in questions {
+        let Some(book) = find_book(books, &q.source.book) else {
+            report.skipped += 1;
+            continue;
+        };
+        let t = std::time::Instant::now();
+        let r = engine.ask(&q.question, opts)?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        report.gate_samples.push((r.retrieval.gate_input, true));
+        let ranked: Vec<i64> = r.retrieval.ranked.iter().map(|c| c.chunk_id).collect();
+        let o = score(engine, q, book, &r.citations, r.gated, &ranked)?;
+        all.add(&o);
+        langs.entry(q.language.clone()).or_default().add(&o);
+        kinds.entry(q.kind.clone()).or_default().add(&o);
+        if !o.hit3 {
+            report.misses.push(Miss {
+                id: q.id.clone(),
+                question: q.question.clone(),
+                expected: format!(
+                    "{} p.{}",
+                    file_name(&q.source.pdf_file),
+                    q.source.pdf_pages.0
+                ),
+                cited: o.cited,
+            });
+        }
+    }
+    report.overall = all.figures();
+    report.by_language = langs.into_iter().map(|(k, v)| (k, v.figures())).collect();
+    report.by_kind = kinds.into_iter().map(|(k, v)| (k, v.figures())).collect();
+    report.median_ms = quantile(&times, 0.5);
+    report.p95_ms = quantile(&times, 0.95);
+    Ok(())
+}
+
+/// The share of the `off`-topic questions the gate stopped, overall, by subject and by
+/// language, with a miss for each one answered.
+fn off_topic_figures(
+    engine: &Engine,
+    off: &[OffTopicQuestion],
+    opts: &AskOptions,
+    report: &mut StudentReport,
+) -> Result<()> {
+    let mut stop_all = (0usize, 0usize);
+    let mut subjects: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut off_langs: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for q in off {
+        let r = engine.ask(&q.question, opts)?;
+        report.gate_samples.push((r.retrieval.gate_input, false));
+        let stopped = r.gated as usize;
+        for acc in [
+            &mut stop_all,
+            subjects.entry(q.subject.clone()).or_default(),
+            off_langs.entry(q.language.clone()).or_default(),
+        ] {
+            acc.0 += 1;
+            acc.1 += stopped;
+        }
+        if !r.gated {
+            report.misses.push(Miss {
+                id: q.id.clone(),
+                question: q.question.clone(),
+                expected: "stopped".into(),
+                cited: r.citations.iter().map(located).collect(),
+            });
+        }
+    }
+    let stop = |(n, s): (usize, usize)| StopFigures {
+        n,
+        stopped: s as f64 / n.max(1) as f64,
+    };
+    report.off_topic = stop(stop_all);
+    report.off_topic_by_subject = subjects.into_iter().map(|(k, v)| (k, stop(v))).collect();
+    report.off_topic_by_language = off_langs.into_iter().map(|(k, v)| (k, stop(v))).collect();
+    Ok(())
+}
+
+/// Each follow-up pair asked as a conversation through `tutor` (no model, no cache; the
+/// conversation deleted after): the second turn's figures, and a miss for each not found in
+/// the top 3.
+fn followup_figures(
+    tutor: &Tutor,
+    books: &[(i64, String)],
+    pairs: &[FollowupPair],
+) -> Result<(HitFigures, Vec<Miss>)> {
+    let engine = tutor.engine();
+    let mut acc = HitAcc::default();
+    let mut misses = Vec::new();
+    for pair in pairs {
+        let [first, second] = pair.turns.as_slice() else {
+            continue;
+        };
+        let Some(book) = find_book(books, &second.source.book) else {
+            continue;
+        };
+        let opts = TutorOptions {
+            use_llm: false,
+            use_cache: false,
+            ..TutorOptions::default()
+        };
+        let a = tutor.ask(&first.question, &opts, &mut |_| {}, None)?;
+        let conversation = a.conversation_id;
+        let b = tutor.ask(
+            &second.question,
+            &TutorOptions {
+                conversation,
+                ..opts
+            },
+            &mut |_| {},
+            None,
+        )?;
+        if let Some(id) = conversation {
+            engine.library().delete_conversation(id)?;
+        }
+        let o = score(engine, second, book, &b.base.citations, b.base.gated, &[])?;
+        if !o.hit3 {
+            misses.push(Miss {
+                id: pair.id.clone(),
+                question: format!(
+                    "{} → {} (searched: {})",
+                    first.question, second.question, b.query
+                ),
+                expected: format!(
+                    "{} p.{}",
+                    file_name(&second.source.pdf_file),
+                    second.source.pdf_pages.0
+                ),
+                cited: o.cited.clone(),
+            });
+        }
+        acc.add(&o);
+    }
+    Ok((acc.figures(), misses))
 }

@@ -28,7 +28,7 @@ pub fn pdfium() -> Result<&'static Pdfium> {
             let path = located.path.ok_or_else(|| {
                 format!(
                     "{} not found (looked in {})",
-                    located.entry.file,
+                    located.entry.wheel.file,
                     located
                         .tried
                         .iter()

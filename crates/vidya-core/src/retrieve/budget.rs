@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::onnx::missing;
 use crate::store::ChunkRecord;
 use crate::text::{estimate_tokens, split_sentences};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Default budget (answer-model tokens): a school laptop reads a prompt at 18–30 tokens/s, so
@@ -90,7 +90,7 @@ impl TokenCounter {
 }
 
 /// What the budget did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct BudgetReport {
     /// Tokens of all chunks given.
     pub tokens_in: usize,

@@ -32,7 +32,7 @@ pub enum Fusion {
 /// Latin letters (English, Hinglish). Chosen on BEIR SciFact's train judgements (809 queries:
 /// nDCG@10 0.742 at 0.5, 0.748 at 0.4, 0.749 at 0.3, 0.734 at 0.6) and the student dev split
 /// (hit@3 0.857 at 0.5, 0.875 at 0.4, 0.857 at 0.3); questions in an Indic script keep
-/// [`INDIC_DENSE_WEIGHT`] (`retrieve::pipeline`).
+/// [`INDIC_DENSE_WEIGHT`] ([`super::pipeline::fusion_for`]).
 pub const DENSE_WEIGHT: f32 = 0.4;
 
 /// The dense list's weight for a question in an Indic script with no English terms found:

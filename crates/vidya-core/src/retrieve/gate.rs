@@ -153,14 +153,77 @@ impl GateInput {
 }
 
 /// The gate's decision.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct GateDecision {
     /// True when the question is answered.
     pub pass: bool,
-    /// `rerank`, `model` or `coverage`.
-    pub signal: &'static str,
+    /// What decided, one of [`SIGNALS`].
+    #[serde(deserialize_with = "signal_name")]
+    pub signal: super::StaticName,
     /// The model's probability that the question is answerable, when the model decided.
     pub probability: Option<f32>,
+}
+
+/// Every [`GateDecision::signal`]: the cross-encoder's logit (`rerank`), the fitted model
+/// (`model`), BM25 coverage alone (`coverage`), nothing to decide on (`no_candidates`), or no
+/// gate (`off`).
+pub const SIGNALS: [&str; 5] = ["rerank", "model", "coverage", "no_candidates", "off"];
+
+/// Reads a signal name back as the `&'static str` of [`SIGNALS`]. Errors: a name that is not
+/// one of them.
+fn signal_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let name = String::deserialize(d)?;
+    SIGNALS
+        .iter()
+        .find(|s| **s == name)
+        .copied()
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown gate signal {name:?}")))
+}
+
+/// The pipeline's gate decision: with no gate (`cfg` `None`) the question passes when there
+/// are candidates (`signal` `off`); with a gate and no candidates it fails (`no_candidates`);
+/// otherwise [`decide`].
+pub fn decide_for(
+    cfg: Option<&GateConfig>,
+    input: &GateInput,
+    has_candidates: bool,
+) -> GateDecision {
+    match cfg {
+        Some(g) if has_candidates => decide(input, g),
+        Some(_) => GateDecision {
+            pass: false,
+            signal: "no_candidates",
+            probability: None,
+        },
+        None => GateDecision {
+            pass: has_candidates,
+            signal: "off",
+            probability: None,
+        },
+    }
+}
+
+/// [`GateInput::agreement`]: the share of the first five BM25 candidates that are among the
+/// first five dense ones (`(chunk id, score)` lists, best first); 0 without dense candidates.
+pub fn agreement(bm25: &[(i64, f32)], dense: &[(i64, f32)]) -> f32 {
+    let top_dense: std::collections::HashSet<i64> = dense.iter().take(5).map(|d| d.0).collect();
+    if top_dense.is_empty() {
+        return 0.0;
+    }
+    bm25.iter()
+        .take(5)
+        .filter(|(id, _)| top_dense.contains(id))
+        .count() as f32
+        / 5.0
+}
+
+/// [`GateInput::spread`]: the best dense cosine minus the mean of all the dense candidates'
+/// (`(chunk id, cosine)`, best first); 0 with fewer than two.
+pub fn spread(dense: &[(i64, f32)]) -> f32 {
+    match dense {
+        [best, _, ..] => best.1 - dense.iter().map(|d| d.1).sum::<f32>() / dense.len() as f32,
+        _ => 0.0,
+    }
 }
 
 /// Decides with `cfg` on `input`.
@@ -269,5 +332,35 @@ mod tests {
         assert_eq!(t, 0.8);
         assert_eq!(acc, 1.0);
         assert!(calibrate(&[]).is_none());
+    }
+
+    #[test]
+    fn agreement_and_spread_come_from_the_candidate_lists() {
+        let bm25 = [(1, 9.0), (2, 8.0), (3, 7.0), (4, 6.0), (5, 5.0), (6, 4.0)];
+        let dense = [(3, 0.9), (9, 0.8), (1, 0.7), (8, 0.6), (7, 0.5), (6, 0.4)];
+        // 1 and 3 are in both first fives; 6 is sixth in both and does not count.
+        assert!((agreement(&bm25, &dense) - 0.4).abs() < 1e-6);
+        assert_eq!(agreement(&bm25, &[]), 0.0);
+        // 0.9 − mean(0.9 … 0.4) = 0.9 − 0.65.
+        assert!((spread(&dense) - 0.25).abs() < 1e-6);
+        assert_eq!(spread(&dense[..1]), 0.0);
+        assert_eq!(spread(&[]), 0.0);
+    }
+
+    #[test]
+    fn no_gate_passes_what_was_found_and_no_candidates_never_pass() {
+        let input = GateInput {
+            coverage: 1.0,
+            ..GateInput::default()
+        };
+        let cfg = GateConfig::default();
+        let d = decide_for(Some(&cfg), &input, true);
+        assert_eq!((d.pass, d.signal), (true, "coverage"));
+        let d = decide_for(Some(&cfg), &input, false);
+        assert_eq!((d.pass, d.signal), (false, "no_candidates"));
+        let d = decide_for(None, &input, true);
+        assert_eq!((d.pass, d.signal), (true, "off"));
+        let d = decide_for(None, &input, false);
+        assert_eq!((d.pass, d.signal), (false, "off"));
     }
 }

@@ -4,331 +4,107 @@
 //! [`Retriever`] holds what the stages load once per library (BM25 index, HNSW index, chapter
 //! centroids, models); [`Retriever::run`] answers one question with a [`PipelineResult`]: the
 //! pruned passages plus, per stage, its time (ms), items in/out, tokens in/out and scores.
-//! Stages whose model is not installed are skipped and say so in [`PipelineResult::notes`].
+//! Each stage is one step over the question's [`Run`] state; stages whose model is not
+//! installed are skipped and say so in [`PipelineResult::notes`].
 
 use super::budget::{self, BudgetReport, TokenCounter};
-use super::fusion::{fuse, Fusion};
-use super::gate::{self, GateConfig, GateDecision, GateInput};
-use super::prune::{self, PrunedPassage, Scorer};
+use super::config::{asks_for_boilerplate, CROSS_LINGUAL_DENSE_WEIGHT};
+use super::fusion::{fuse, Fusion, INDIC_DENSE_WEIGHT};
+use super::gate::{self, GateDecision, GateInput};
+use super::prune::{self, Scorer};
 use super::query::{NormalizedQuery, Normalizer};
 use super::rerank::CrossEncoder;
-use super::router::{self, Route, RouterConfig};
-use crate::embed::{cosine, Embedder};
+use super::rescore::{best_sentence_cosine, rescore};
+use super::result::{Candidate, PipelineResult, StageReport};
+use super::router::{self, Route};
+use super::{Models, PipelineConfig};
+use crate::embed::Embedder;
 use crate::error::{Result, VidyaError};
 use crate::ingest::blocks::BlockKind;
 use crate::search::{Bm25Index, DenseIndex};
 use crate::store::vectors::ChapterVector;
 use crate::store::{ChunkRecord, Library};
+use crate::text::script::indic_share;
 use crate::text::Tokenizer;
-use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Stage settings. [`PipelineConfig::default`] is the full pipeline with the measured defaults.
-#[derive(Debug, Clone, Serialize)]
-pub struct PipelineConfig {
-    /// Stage 0; `None` searches every chapter.
-    pub router: Option<RouterConfig>,
-    /// Stage 1: BM25 candidates.
-    pub bm25: bool,
-    /// Stage 1: dense candidates.
-    pub dense: bool,
-    /// Stage 1: how the two lists are fused.
-    pub fusion: Fusion,
-    /// Candidates taken from each of BM25 and dense.
-    pub candidates: usize,
-    /// Stage 2: rerank with the cross-encoder when one is installed.
-    pub rerank: bool,
-    /// Fused candidates given to the cross-encoder.
-    pub rerank_top: usize,
-    /// Stage 2 without a cross-encoder: rescore the first `rerank_top` fused candidates with
-    /// the best cosine between the question and one of each chunk's sentences (the vectors
-    /// stored at ingest), mixed with the fused score ([`rescore`]).
-    pub rescore: bool,
-    /// Weight of the sentence cosine in the rescored score (0..=1).
-    pub rescore_weight: f32,
-    /// Chunks kept after stage 2.
-    pub keep: usize,
-    /// The relevance gate; `None` never gates (for measuring recall).
-    pub gate: Option<GateConfig>,
-    /// Stage 3: budget in answer-model tokens; `None` keeps all `keep` chunks.
-    pub budget: Option<usize>,
-    /// Stage 4: prune sentences.
-    pub prune: bool,
-    /// Stage 4: cosine threshold.
-    pub prune_threshold: f32,
-    /// Stage 0: search with the normalised question ([`super::query`]: SMS spellings, typos
-    /// against the library's words, Hinglish and Hindi terms) instead of the question as typed.
-    pub normalize: bool,
-    /// Stage 1: factor on the fused score of boilerplate chunks (not body text); 1 ranks them
-    /// like body text.
-    pub boilerplate_weight: f32,
+/// The fusion used for a question: a weighted fusion takes [`CROSS_LINGUAL_DENSE_WEIGHT`] when
+/// the question's words were translated to English terms (BM25 then searches those terms, the
+/// weaker list), and [`INDIC_DENSE_WEIGHT`] when at least half of the letters `typed` are in
+/// an Indian script; any other fusion is `configured` unchanged.
+pub fn fusion_for(query: &NormalizedQuery, typed: &str, configured: Fusion) -> Fusion {
+    match (query.english.is_some(), configured) {
+        (true, Fusion::Weighted { .. }) => Fusion::Weighted {
+            dense: CROSS_LINGUAL_DENSE_WEIGHT,
+        },
+        (false, Fusion::Weighted { .. }) if indic_share(typed) >= 0.5 => Fusion::Weighted {
+            dense: INDIC_DENSE_WEIGHT,
+        },
+        (_, f) => f,
+    }
 }
 
-/// Default [`PipelineConfig::rescore_weight`], chosen with `vidya eval --students` on the dev
-/// split of `tests/eval`.
-pub const RESCORE_WEIGHT: f32 = 0.5;
-
-/// Stage 2 without a cross-encoder: re-sorts `ranked` by `(1 − w) · fused + w · sentence`,
-/// each min–max normalised over the candidates (a candidate without a sentence cosine gets the
-/// lowest). Ties keep the fused order.
-pub fn rescore(ranked: &mut [Candidate], w: f32) {
-    let norm = |xs: Vec<f32>| {
-        let (lo, hi) = xs
-            .iter()
-            .fold((f32::MAX, f32::MIN), |(lo, hi), x| (lo.min(*x), hi.max(*x)));
-        let span = (hi - lo).max(1e-6);
-        xs.into_iter()
-            .map(move |x| (x - lo) / span)
-            .collect::<Vec<f32>>()
-    };
-    let fused = norm(ranked.iter().map(|c| c.fused).collect());
-    let floor = ranked
-        .iter()
-        .filter_map(|c| c.sentence)
-        .fold(f32::MAX, f32::min);
-    let sentence = norm(
-        ranked
-            .iter()
-            .map(|c| {
-                c.sentence
-                    .unwrap_or(if floor == f32::MAX { 0.0 } else { floor })
-            })
-            .collect(),
-    );
-    let mut keyed: Vec<(f32, usize)> = fused
-        .iter()
-        .zip(&sentence)
-        .enumerate()
-        .map(|(i, (f, s))| ((1.0 - w) * f + w * s, i))
-        .collect();
-    keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let order: Vec<Candidate> = keyed.iter().map(|(_, i)| ranked[*i].clone()).collect();
-    ranked.clone_from_slice(&order);
-}
-
-/// Weight of the dense list in weighted fusion for a Devanagari question whose words were
-/// translated to English terms (the BM25 list searches those terms, a weaker signal than the
-/// question's own vector): chosen on 400 XQuAD hi→en queries and the dev split's Hindi
-/// questions (0.5: XQuAD recall@5 0.935; 0.7: 0.940, Hindi hit@3 the same).
-pub const CROSS_LINGUAL_DENSE_WEIGHT: f32 = 0.7;
-
-/// Default [`PipelineConfig::boilerplate_weight`], chosen with `vidya eval --students` on the
-/// dev split of `tests/eval` (the README lists the figures).
-pub const BOILERPLATE_WEIGHT: f32 = 0.5;
-
-/// True when the question asks for boilerplate itself: a summary, objectives, a figure or
-/// table, key terms.
-pub fn asks_for_boilerplate(question: &str) -> bool {
-    let q = question.to_lowercase();
-    [
-        "summary",
-        "summar",
-        "objective",
-        "figure",
-        "fig ",
-        "fig.",
-        "diagram",
-        "table ",
-        "key term",
-        "glossary",
-        "key equation",
-    ]
-    .iter()
-    .any(|w| q.contains(w))
-}
-
-impl Default for PipelineConfig {
-    fn default() -> Self {
-        Self {
-            router: Some(RouterConfig::default()),
-            bm25: true,
-            dense: true,
-            fusion: Fusion::default(),
-            candidates: 50,
-            rerank: true,
-            rerank_top: 30,
-            rescore: true,
-            rescore_weight: RESCORE_WEIGHT,
-            keep: 5,
-            gate: Some(GateConfig::default()),
-            budget: Some(budget::DEFAULT_BUDGET),
-            prune: true,
-            prune_threshold: prune::DEFAULT_THRESHOLD,
-            boilerplate_weight: BOILERPLATE_WEIGHT,
-            normalize: true,
+/// Boilerplate (objectives, captions, boxes, summaries, key terms, exercises) shares the body's
+/// words but rarely answers: each fused `(chunk id, score)` whose block is not body text gets
+/// its score multiplied by `weight`, learning objectives (instructions to the reader, never an
+/// answer) are dropped, and the list is sorted again (ties by chunk id). `kind_of` gives a
+/// chunk's block kind; a chunk of unknown kind is left as it is.
+pub fn demote_boilerplate(
+    fused: &mut Vec<(i64, f32)>,
+    weight: f32,
+    kind_of: &dyn Fn(i64) -> Option<BlockKind>,
+) {
+    fused.retain(|(id, _)| kind_of(*id) != Some(BlockKind::Objectives));
+    for (id, s) in fused.iter_mut() {
+        if kind_of(*id).is_some_and(|k| k != BlockKind::Body) {
+            *s *= weight;
         }
     }
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
 }
 
-impl PipelineConfig {
-    /// Candidates only (stage 1, both retrievers, default fusion): no router, reranker, gate, budget or
-    /// pruning. For measuring recall.
-    pub fn retrieval_only() -> Self {
-        Self {
-            router: None,
-            rerank: false,
-            rescore: false,
-            gate: None,
-            budget: None,
-            prune: false,
-            ..Self::default()
-        }
+/// One question on its way through the stages: what each step of [`Retriever::run`] leaves
+/// for the next.
+struct Run<'a> {
+    lib: &'a Library,
+    cfg: &'a PipelineConfig,
+    /// The books asked about (`None`: all).
+    books: Option<&'a [i64]>,
+    /// The question as typed (its script picks fusion weights and the gate's `indic`).
+    typed: &'a str,
+    /// The question as the retrievers read it.
+    query: NormalizedQuery,
+    /// BM25 terms of `query.text`.
+    terms: Vec<String>,
+    /// The question's unit vector, when the embedder is on and a stage needs it.
+    vector: Option<Vec<f32>>,
+    route: Route,
+    /// Stage 1's lists, `(chunk id, score)`, best first.
+    bm25_hits: Vec<(i64, f32)>,
+    dense_hits: Vec<(i64, f32)>,
+    /// Texts of the ranked candidates, by chunk id.
+    records: HashMap<i64, ChunkRecord>,
+    /// Stored sentence vectors read so far, by chunk id.
+    sentence_vectors: HashMap<i64, Vec<Vec<f32>>>,
+    stages: Vec<StageReport>,
+}
+
+impl Run<'_> {
+    fn in_books(&self, book: i64) -> bool {
+        self.books.is_none_or(|bs| bs.contains(&book))
     }
-}
 
-/// A candidate chunk with the scores each stage gave it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Candidate {
-    /// Chunk id.
-    pub chunk_id: i64,
-    /// Book id.
-    pub book_id: i64,
-    /// BM25 score, when BM25 found it.
-    pub bm25: Option<f32>,
-    /// Cosine with the question, when dense retrieval found it.
-    pub dense: Option<f32>,
-    /// Fused score.
-    pub fused: f32,
-    /// Cross-encoder logit, when reranked.
-    pub rerank: Option<f32>,
-    /// Best cosine of one of its sentences with the question, when rescored.
-    pub sentence: Option<f32>,
-}
-
-/// One stage's figures.
-#[derive(Debug, Clone, Serialize)]
-pub struct StageReport {
-    /// `embed_query`, `router`, `bm25`, `dense`, `fusion`, `rerank` (or `rescore`), `gate`, `budget`,
-    /// `prune`.
-    pub stage: &'static str,
-    /// Wall time (ms).
-    pub ms: f64,
-    /// Items in (chapters for the router, chunks otherwise).
-    pub items_in: usize,
-    /// Items out.
-    pub items_out: usize,
-    /// Answer-model tokens in (budget and prune).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tokens_in: Option<usize>,
-    /// Answer-model tokens out.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tokens_out: Option<usize>,
-}
-
-/// What the pipeline produced for one question.
-#[derive(Debug, Clone, Serialize)]
-pub struct PipelineResult {
-    /// Chunks after stage 2 (at most `keep`), best first.
-    pub ranked: Vec<Candidate>,
-    /// The router's decision.
-    pub route: Route,
-    /// What the gate saw.
-    pub gate_input: GateInput,
-    /// The gate's decision (`pass` true when no gate ran).
-    pub gate: GateDecision,
-    /// Budget figures.
-    pub budget: BudgetReport,
-    /// Answer-model tokens of the pruned context.
-    pub context_tokens: usize,
-    /// The question as the retrievers read it (normalised).
-    pub query: NormalizedQuery,
-    /// Per-stage figures, in pipeline order.
-    pub stages: Vec<StageReport>,
-    /// Stages skipped and why.
-    pub notes: Vec<String>,
-    /// The pruned passages (empty when gated).
-    #[serde(skip)]
-    pub passages: Vec<PrunedPassage>,
-    /// Chunks given to the pruner, best first (for retention measurements).
-    #[serde(skip)]
-    pub budgeted: Vec<ChunkRecord>,
-}
-
-impl PipelineResult {
-    /// Records the token budget's stage (its `tokens_in`/`tokens_out` from `report`), the
-    /// context size it left and the report itself.
-    fn record_budget(&mut self, mut stage: StageReport, report: BudgetReport) {
-        stage.tokens_in = Some(report.tokens_in);
-        stage.tokens_out = Some(report.tokens_out);
-        self.stages.push(stage);
-        self.context_tokens = report.tokens_out;
-        self.budget = report;
-    }
-}
-
-/// The models the pipeline can use; each is optional.
-#[derive(Clone, Default)]
-pub struct Models {
-    /// multilingual-e5-small.
-    pub embedder: Option<Arc<Embedder>>,
-    /// A cross-encoder.
-    pub reranker: Option<Arc<CrossEncoder>>,
-    /// The answer model's tokenizer.
-    pub counter: Option<Arc<TokenCounter>>,
-    /// Why a model is not available.
-    pub notes: Vec<String>,
-}
-
-impl std::fmt::Debug for Models {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Models")
-            .field("embedder", &self.embedder.is_some())
-            .field("reranker", &self.reranker.is_some())
-            .field("notes", &self.notes)
-            .finish()
-    }
-}
-
-impl Models {
-    /// Loads every installed model. A model that is missing or damaged is left out with a note
-    /// naming the setup command; the pipeline then skips its stage.
-    pub fn load() -> Self {
-        let mut notes = Vec::new();
-        // The answer model's tokenizer before the embedder: its JSON is parsed through a few
-        // hundred MB that are freed again (and returned to the system), so the embedder's load
-        // does not add to that peak.
-        let counter = TokenCounter::load();
-        crate::memory::release_free_memory();
-        let embedder = match Embedder::load() {
-            Ok(e) => Some(Arc::new(e)),
-            Err(e) => {
-                notes.push(format!("dense retrieval and pruning are off: {e}"));
-                None
+    /// Reads the texts of `ranked`; a candidate whose chunk is gone is dropped.
+    fn read_texts(&mut self, mut ranked: Vec<Candidate>) -> Result<Vec<Candidate>> {
+        for c in &ranked {
+            if let Some(r) = self.lib.chunk(c.chunk_id)? {
+                self.records.insert(c.chunk_id, r);
             }
-        };
-        let reranker = match CrossEncoder::load() {
-            Ok(r) => r.map(Arc::new),
-            Err(e) => {
-                notes.push(format!("reranking is off: {e}"));
-                None
-            }
-        };
-        let counter = match counter {
-            Ok(c) => Some(Arc::new(c)),
-            Err(e) => {
-                notes.push(format!("token counts are estimates: {e}"));
-                None
-            }
-        };
-        if counter.as_ref().is_some_and(|c| !c.is_exact()) {
-            notes.push(format!(
-                "token counts are estimates: the answer model's tokenizer ({}) is not installed. Run `cargo xtask setup --models`",
-                budget::TOKENIZER_DIR
-            ));
         }
-        Self {
-            embedder,
-            reranker,
-            counter,
-            notes,
-        }
-    }
-
-    /// No models: BM25 and lexical pruning only.
-    pub fn none() -> Self {
-        Self::default()
+        ranked.retain(|c| self.records.contains_key(&c.chunk_id));
+        Ok(ranked)
     }
 }
 
@@ -355,10 +131,6 @@ impl std::fmt::Debug for Retriever {
             .field("notes", &self.notes)
             .finish_non_exhaustive()
     }
-}
-
-fn ms(t: Instant) -> f64 {
-    (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
 }
 
 impl Retriever {
@@ -486,7 +258,9 @@ impl Retriever {
     }
 
     /// Runs the pipeline for `question` (already cut to length and non-empty) over `books`
-    /// (all when `None`).
+    /// (all when `None`), one step per stage: read the question, embed it, route, BM25 and
+    /// dense candidates, fusion, cross-encoder (or rescoring), relevance gate, then the pruner
+    /// and the token budget.
     ///
     /// Errors: [`VidyaError::EmptyLibrary`], database errors, a model that fails mid-run.
     pub fn run(
@@ -499,161 +273,186 @@ impl Retriever {
         if self.bm25.is_empty() {
             return Err(VidyaError::EmptyLibrary);
         }
+        let mut run = self.read_question(lib, question, books, cfg);
+        run.vector = self.embed_question(&mut run)?;
+        run.route = self.route(&mut run);
+        self.candidates(&mut run);
+        let fused = self.fuse_lists(&mut run);
+        let ranked = run.read_texts(fused)?;
+        let ranked = self.rerank(&mut run, ranked)?;
+        let (gate_input, gate) = self.gate(&mut run, &ranked);
+        let mut result = PipelineResult {
+            query: run.query.clone(),
+            route: std::mem::take(&mut run.route),
+            gate_input,
+            gate,
+            budget: BudgetReport::default(),
+            context_tokens: 0,
+            stages: std::mem::take(&mut run.stages),
+            notes: self.notes.clone(),
+            passages: Vec::new(),
+            budgeted: Vec::new(),
+            ranked,
+        };
+        if !gate.pass {
+            return Ok(result);
+        }
+        let chunks: Vec<ChunkRecord> = result
+            .ranked
+            .iter()
+            .filter_map(|c| run.records.remove(&c.chunk_id))
+            .collect();
+        result.budgeted = chunks.clone();
+        if cfg.prune {
+            self.prune_and_budget(&mut run, chunks, &mut result)?;
+        } else {
+            self.budget_whole_chunks(cfg, chunks, &mut result)?;
+        }
+        Ok(result)
+    }
+
+    /// The question as the retrievers read it (normalised when `cfg.normalize`: SMS spellings,
+    /// typos, Hinglish and Hindi terms) and its BM25 terms.
+    fn read_question<'a>(
+        &self,
+        lib: &'a Library,
+        typed: &'a str,
+        books: Option<&'a [i64]>,
+        cfg: &'a PipelineConfig,
+    ) -> Run<'a> {
         let t = Instant::now();
         let query = if cfg.normalize {
-            self.normalizer.normalize(question)
+            self.normalizer.normalize(typed)
         } else {
             NormalizedQuery {
-                text: question.to_string(),
+                text: typed.to_string(),
                 ..Default::default()
             }
         };
-        let original_question = question;
-        let question = query.text.as_str();
-        let terms = self.tokenizer.terms(question);
-        let mut stages = vec![StageReport {
-            stage: "normalize",
-            ms: ms(t),
-            items_in: 1,
-            items_out: 1,
-            tokens_in: None,
-            tokens_out: None,
-        }];
-        let mut notes = self.notes.clone();
-        let stage = |name, t: Instant, items_in, items_out| StageReport {
-            stage: name,
-            ms: ms(t),
-            items_in,
-            items_out,
-            tokens_in: None,
-            tokens_out: None,
-        };
-        let in_books = |b: i64| books.is_none_or(|bs| bs.contains(&b));
+        let terms = self.tokenizer.terms(&query.text);
+        Run {
+            lib,
+            cfg,
+            books,
+            typed,
+            query,
+            terms,
+            vector: None,
+            route: Route::default(),
+            bm25_hits: Vec::new(),
+            dense_hits: Vec::new(),
+            records: HashMap::new(),
+            sentence_vectors: HashMap::new(),
+            stages: vec![StageReport::timed("normalize", t, 1, 1)],
+        }
+    }
 
-        // Question vector.
-        let dense_on = cfg.dense || cfg.router.is_some() || cfg.prune;
-        let query_vec = match (&self.embedder, dense_on) {
-            (Some(e), true) => {
-                let t = Instant::now();
-                // A Hindi question with English terms found for its words: the question and
-                // the terms are embedded apart and their vectors added, the terms' weighted by
-                // the share of the question they translate (measured on the dev split: Hindi
-                // hit@3 0.90 → 1.00 against embedding them as one text; weighting by the share
-                // keeps a lone translated word, as in XQuAD's questions about named people,
-                // from steering the vector: XQuAD hi→en recall@5 0.917 → 0.94).
-                let v = match &query.english {
-                    Some(en) => {
-                        let vs = e.embed_queries(&[original_question, en.as_str()])?;
-                        let w = query.english_share;
-                        let mut v: Vec<f32> =
-                            vs[0].iter().zip(&vs[1]).map(|(a, b)| a + w * b).collect();
-                        crate::store::vectors::normalize(&mut v);
-                        Some(v)
-                    }
-                    None => e.embed_queries(&[question])?.pop(),
-                };
-                stages.push(stage("embed_query", t, 1, 1));
-                v
-            }
-            _ => None,
+    /// The question's vector, when the embedder is on and dense retrieval, the router or the
+    /// pruner needs it.
+    fn embed_question(&self, run: &mut Run) -> Result<Option<Vec<f32>>> {
+        let cfg = run.cfg;
+        let Some(e) = self
+            .embedder
+            .as_ref()
+            .filter(|_| cfg.dense || cfg.router.is_some() || cfg.prune)
+        else {
+            return Ok(None);
         };
-
-        // Stage 0: router.
         let t = Instant::now();
-        let route = match (&cfg.router, &query_vec) {
-            (Some(rc), Some(q)) => {
-                let chapters: Vec<ChapterVector> = self
-                    .chapters
-                    .iter()
-                    .filter(|c| in_books(c.book_id))
-                    .cloned()
-                    .collect();
-                let r = router::route(q, &chapters, rc);
-                stages.push(stage("router", t, r.considered, r.kept));
-                r
+        // A Hindi question with English terms found for its words: the question and the terms
+        // are embedded apart and their vectors added, the terms' weighted by the share of the
+        // question they translate (measured on the dev split: Hindi hit@3 0.90 → 1.00 against
+        // embedding them as one text; weighting by the share keeps a lone translated word, as
+        // in XQuAD's questions about named people, from steering the vector: XQuAD hi→en
+        // recall@5 0.917 → 0.94).
+        let v = match &run.query.english {
+            Some(en) => {
+                let vs = e.embed_queries(&[run.typed, en.as_str()])?;
+                let w = run.query.english_share;
+                let mut v: Vec<f32> = vs[0].iter().zip(&vs[1]).map(|(a, b)| a + w * b).collect();
+                crate::store::vectors::normalize(&mut v);
+                Some(v)
             }
-            _ => Route::default(),
+            None => e.embed_queries(&[run.query.text.as_str()])?.pop(),
         };
-        let allow = |chunk: i64| {
-            self.location.get(&chunk).is_some_and(|(b, c, _)| {
-                in_books(*b) && route.chapters.as_ref().is_none_or(|cs| cs.contains(c))
-            })
-        };
+        run.stages.push(StageReport::timed("embed_query", t, 1, 1));
+        Ok(v)
+    }
 
-        // Stage 1: candidates.
-        let bm25_hits: Vec<(i64, f32)> = if cfg.bm25 {
+    /// Stage 0: the chapters worth searching, from the question's vector and the chapter
+    /// centroids of the books asked about (every chapter without a router or a vector).
+    fn route(&self, run: &mut Run) -> Route {
+        let (Some(rc), Some(q)) = (&run.cfg.router, &run.vector) else {
+            return Route::default();
+        };
+        let t = Instant::now();
+        let chapters: Vec<ChapterVector> = self
+            .chapters
+            .iter()
+            .filter(|c| run.in_books(c.book_id))
+            .cloned()
+            .collect();
+        let r = router::route(q, &chapters, rc);
+        run.stages
+            .push(StageReport::timed("router", t, r.considered, r.kept));
+        r
+    }
+
+    /// True when `chunk` is in a book asked about and in a chapter the router kept.
+    fn allowed(&self, run: &Run, chunk: i64) -> bool {
+        self.location.get(&chunk).is_some_and(|(b, c, _)| {
+            run.in_books(*b) && run.route.chapters.as_ref().is_none_or(|cs| cs.contains(c))
+        })
+    }
+
+    /// Stage 1: the first `cfg.candidates` BM25 and dense candidates among the allowed chunks.
+    fn candidates(&self, run: &mut Run) {
+        let cfg = run.cfg;
+        if cfg.bm25 {
             let t = Instant::now();
-            let h: Vec<(i64, f32)> = self
+            let hits: Vec<(i64, f32)> = self
                 .bm25
-                .search_filtered(&terms, cfg.candidates, &|c, _| allow(c))
+                .search_filtered(&run.terms, cfg.candidates, &|c, _| self.allowed(run, c))
                 .into_iter()
                 .map(|h| (h.chunk_id, h.score))
                 .collect();
-            stages.push(stage("bm25", t, self.bm25.len(), h.len()));
-            h
-        } else {
-            Vec::new()
-        };
-        let dense_hits: Vec<(i64, f32)> = match (&self.dense, &query_vec, cfg.dense) {
-            (Some(d), Some(q), true) => {
-                let t = Instant::now();
-                let h: Vec<(i64, f32)> = d
-                    .search(q, cfg.candidates, &allow)
-                    .into_iter()
-                    .map(|h| (h.chunk_id, h.cosine))
-                    .collect();
-                stages.push(stage("dense", t, d.len(), h.len()));
-                h
-            }
-            _ => Vec::new(),
-        };
-        let t = Instant::now();
-        let mut fused = match (bm25_hits.is_empty(), dense_hits.is_empty()) {
-            (false, false) => {
-                // BM25 over a Hindi question's English terms is the weaker list.
-                let fusion = match (query.english.is_some(), cfg.fusion) {
-                    (true, Fusion::Weighted { .. }) => Fusion::Weighted {
-                        dense: CROSS_LINGUAL_DENSE_WEIGHT,
-                    },
-                    (false, Fusion::Weighted { .. })
-                        if crate::text::script::indic_share(original_question) >= 0.5 =>
-                    {
-                        Fusion::Weighted {
-                            dense: super::fusion::INDIC_DENSE_WEIGHT,
-                        }
-                    }
-                    (_, f) => f,
-                };
-                fuse(&bm25_hits, &dense_hits, fusion)
-            }
-            (false, true) => bm25_hits.clone(),
-            (true, _) => dense_hits.clone(),
-        };
-        // Boilerplate (objectives, captions, boxes, summaries, key terms, exercises) shares the
-        // body's words but rarely answers: it ranks below body text of similar score, unless
-        // the question asks for it ("summary of chapter 8", "figure 8.6").
-        // Learning objectives are instructions to the reader ("Explain how plants absorb
-        // energy from sunlight"), never an answer: they only rank when asked for.
-        if cfg.boilerplate_weight < 1.0 && !asks_for_boilerplate(question) {
-            fused.retain(|(id, _)| {
-                self.location
-                    .get(id)
-                    .is_none_or(|l| l.2 != BlockKind::Objectives)
-            });
-            for (id, s) in fused.iter_mut() {
-                if self
-                    .location
-                    .get(id)
-                    .is_some_and(|l| l.2 != BlockKind::Body)
-                {
-                    *s *= cfg.boilerplate_weight;
-                }
-            }
-            fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            run.stages
+                .push(StageReport::timed("bm25", t, self.bm25.len(), hits.len()));
+            run.bm25_hits = hits;
         }
-        let bm25_of: HashMap<i64, f32> = bm25_hits.iter().copied().collect();
-        let dense_of: HashMap<i64, f32> = dense_hits.iter().copied().collect();
-        let mut ranked: Vec<Candidate> = fused
+        if let (Some(d), Some(q), true) = (&self.dense, &run.vector, cfg.dense) {
+            let t = Instant::now();
+            let hits: Vec<(i64, f32)> = d
+                .search(q, cfg.candidates, &|c| self.allowed(run, c))
+                .into_iter()
+                .map(|h| (h.chunk_id, h.cosine))
+                .collect();
+            run.stages
+                .push(StageReport::timed("dense", t, d.len(), hits.len()));
+            run.dense_hits = hits;
+        }
+    }
+
+    /// Stage 1: the two lists fused ([`fusion_for`]), boilerplate ranked below body text unless
+    /// the question asks for it ([`demote_boilerplate`]), and the first
+    /// `max(rerank_top, keep)` kept as candidates.
+    fn fuse_lists(&self, run: &mut Run) -> Vec<Candidate> {
+        let t = Instant::now();
+        let cfg = run.cfg;
+        let (bm25, dense) = (&run.bm25_hits, &run.dense_hits);
+        let mut fused = match (bm25.is_empty(), dense.is_empty()) {
+            (false, false) => fuse(bm25, dense, fusion_for(&run.query, run.typed, cfg.fusion)),
+            (false, true) => bm25.clone(),
+            (true, _) => dense.clone(),
+        };
+        if cfg.boilerplate_weight < 1.0 && !asks_for_boilerplate(&run.query.text) {
+            demote_boilerplate(&mut fused, cfg.boilerplate_weight, &|id| {
+                self.location.get(&id).map(|l| l.2)
+            });
+        }
+        let bm25_of: HashMap<i64, f32> = bm25.iter().copied().collect();
+        let dense_of: HashMap<i64, f32> = dense.iter().copied().collect();
+        let ranked: Vec<Candidate> = fused
             .iter()
             .take(cfg.rerank_top.max(cfg.keep))
             .map(|&(id, s)| Candidate {
@@ -666,36 +465,33 @@ impl Retriever {
                 sentence: None,
             })
             .collect();
-        stages.push(stage(
-            "fusion",
-            t,
-            bm25_hits.len() + dense_hits.len(),
-            ranked.len(),
-        ));
-        let mut records: HashMap<i64, ChunkRecord> = HashMap::new();
-        for c in &ranked {
-            if let Some(r) = lib.chunk(c.chunk_id)? {
-                records.insert(c.chunk_id, r);
-            }
-        }
-        ranked.retain(|c| records.contains_key(&c.chunk_id));
+        let items_in = bm25.len() + dense.len();
+        run.stages
+            .push(StageReport::timed("fusion", t, items_in, ranked.len()));
+        ranked
+    }
 
-        // Stage 2: cross-encoder, or sentence-level rescoring with the stored vectors.
-        let model = self
-            .embedder
+    /// The model id the stored vectors were made with (empty without an embedder).
+    fn vector_model(&self) -> String {
+        self.embedder
             .as_ref()
             .map(|e| e.model_id())
-            .unwrap_or_default();
-        let mut sentence_vectors: HashMap<i64, Vec<Vec<f32>>> = HashMap::new();
+            .unwrap_or_default()
+    }
+
+    /// Stage 2: the cross-encoder's order, or without one the fused order rescored with the
+    /// stored sentence vectors ([`rescore`]); at most `cfg.keep` candidates.
+    fn rerank(&self, run: &mut Run, mut ranked: Vec<Candidate>) -> Result<Vec<Candidate>> {
+        let cfg = run.cfg;
         match (&self.reranker, cfg.rerank) {
             (Some(ce), true) if !ranked.is_empty() => {
                 let t = Instant::now();
                 let n = ranked.len();
                 let texts: Vec<&str> = ranked
                     .iter()
-                    .map(|c| records[&c.chunk_id].text.as_str())
+                    .map(|c| run.records[&c.chunk_id].text.as_str())
                     .collect();
-                let order = ce.rerank(question, &texts, cfg.keep)?;
+                let order = ce.rerank(&run.query.text, &texts, cfg.keep)?;
                 ranked = order
                     .into_iter()
                     .map(|(i, logit)| Candidate {
@@ -703,154 +499,126 @@ impl Retriever {
                         ..ranked[i].clone()
                     })
                     .collect();
-                stages.push(stage("rerank", t, n, ranked.len()));
+                run.stages
+                    .push(StageReport::timed("rerank", t, n, ranked.len()));
             }
-            _ if cfg.rescore && query_vec.is_some() && !ranked.is_empty() => {
+            _ if cfg.rescore && run.vector.is_some() && !ranked.is_empty() => {
                 let t = Instant::now();
                 let n = ranked.len();
-                let q = query_vec.as_deref().unwrap_or_default();
                 let ids: Vec<i64> = ranked.iter().map(|c| c.chunk_id).collect();
-                sentence_vectors = lib.sentence_vectors_of(&model, &ids)?;
+                run.sentence_vectors = run.lib.sentence_vectors_of(&self.vector_model(), &ids)?;
+                let q = run.vector.as_deref().unwrap_or_default();
                 for c in &mut ranked {
-                    c.sentence = sentence_vectors.get(&c.chunk_id).and_then(|vs| {
-                        vs.iter()
-                            .zip(prune::chunk_sentences(&records[&c.chunk_id].text))
-                            .filter(|(_, s)| prune::is_quotable(&s.text))
-                            .map(|(v, _)| cosine(q, v))
-                            .max_by(f32::total_cmp)
-                    });
+                    c.sentence = run
+                        .sentence_vectors
+                        .get(&c.chunk_id)
+                        .and_then(|vs| best_sentence_cosine(q, vs, &run.records[&c.chunk_id].text));
                 }
                 rescore(&mut ranked, cfg.rescore_weight);
                 ranked.truncate(cfg.keep);
-                stages.push(stage("rescore", t, n, ranked.len()));
+                run.stages
+                    .push(StageReport::timed("rescore", t, n, ranked.len()));
             }
             _ => ranked.truncate(cfg.keep),
         }
+        Ok(ranked)
+    }
 
-        // Relevance gate.
+    /// The relevance gate: what it reads about the best candidate ([`Self::gate_input`]) and
+    /// its decision ([`gate::decide_for`]).
+    fn gate(&self, run: &mut Run, ranked: &[Candidate]) -> (GateInput, GateDecision) {
         let t = Instant::now();
-        let top_dense: HashSet<i64> = dense_hits.iter().take(5).map(|d| d.0).collect();
-        let gate_input = GateInput {
-            rerank: ranked.first().and_then(|c| c.rerank),
-            dense: dense_hits.first().map(|d| d.1),
-            sentence: ranked.first().and_then(|c| c.sentence),
-            coverage: ranked
-                .first()
-                .map(|c| self.coverage(&terms, &records[&c.chunk_id].text))
+        let input = self.gate_input(run, ranked);
+        let decision = gate::decide_for(run.cfg.gate.as_ref(), &input, !ranked.is_empty());
+        let items_out = if decision.pass { ranked.len() } else { 0 };
+        run.stages
+            .push(StageReport::timed("gate", t, ranked.len(), items_out));
+        (input, decision)
+    }
+
+    /// The gate's features for the best of `ranked` (see [`GateInput`]).
+    fn gate_input(&self, run: &Run, ranked: &[Candidate]) -> GateInput {
+        let top = ranked.first();
+        let top_text = top.map(|c| run.records[&c.chunk_id].text.as_str());
+        GateInput {
+            rerank: top.and_then(|c| c.rerank),
+            dense: run.dense_hits.first().map(|d| d.1),
+            sentence: top.and_then(|c| c.sentence),
+            coverage: top_text
+                .map(|text| self.coverage(&run.terms, text))
                 .unwrap_or(0.0),
-            cross_script: ranked
-                .first()
-                .is_some_and(|c| self.cross_script(&terms, &records[&c.chunk_id].text)),
-            unknown: query.unknown as f32 / query.content.max(1) as f32,
-            indic: if query.hinglish {
+            cross_script: top_text.is_some_and(|text| self.cross_script(&run.terms, text)),
+            unknown: run.query.unknown as f32 / run.query.content.max(1) as f32,
+            indic: if run.query.hinglish {
                 1.0
             } else {
-                crate::text::script::indic_share(original_question)
+                indic_share(run.typed)
             },
-            agreement: if top_dense.is_empty() {
-                0.0
-            } else {
-                bm25_hits
-                    .iter()
-                    .take(5)
-                    .filter(|(id, _)| top_dense.contains(id))
-                    .count() as f32
-                    / 5.0
-            },
-            router: route.best,
-            other_subject: match (&self.other_subjects, &query_vec) {
+            agreement: gate::agreement(&run.bm25_hits, &run.dense_hits),
+            router: run.route.best,
+            other_subject: match (&self.other_subjects, &run.vector) {
                 (Some(o), Some(q)) => o.closest(q),
                 _ => 0.0,
             },
-            spread: match (dense_hits.first(), dense_hits.len()) {
-                (Some(best), n) if n > 1 => {
-                    best.1 - dense_hits.iter().map(|d| d.1).sum::<f32>() / n as f32
-                }
-                _ => 0.0,
-            },
-        };
-        let gate = match &cfg.gate {
-            Some(g) if !ranked.is_empty() => gate::decide(&gate_input, g),
-            Some(_) => GateDecision {
-                pass: false,
-                signal: "no_candidates",
-                probability: None,
-            },
-            None => GateDecision {
-                pass: !ranked.is_empty(),
-                signal: "off",
-                probability: None,
-            },
-        };
-        stages.push(stage(
-            "gate",
-            t,
-            ranked.len(),
-            if gate.pass { ranked.len() } else { 0 },
-        ));
-        let mut result = PipelineResult {
-            query: query.clone(),
-            route,
-            gate_input,
-            gate,
-            budget: BudgetReport::default(),
-            context_tokens: 0,
-            stages,
-            notes: Vec::new(),
-            passages: Vec::new(),
-            budgeted: Vec::new(),
-            ranked,
-        };
-        if !gate.pass {
-            result.notes = notes;
-            return Ok(result);
+            spread: gate::spread(&run.dense_hits),
         }
-        let chunks: Vec<ChunkRecord> = result
-            .ranked
-            .iter()
-            .filter_map(|c| records.remove(&c.chunk_id))
-            .collect();
-        result.budgeted = chunks.clone();
+    }
 
-        if !cfg.prune {
-            // Without the pruner the budget keeps whole chunks.
-            let t = Instant::now();
-            let n = chunks.len();
-            let (kept, report) = match cfg.budget {
-                Some(b) => budget::enforce(chunks, b, &self.counter),
-                None => {
-                    let tokens = chunks.iter().map(|c| self.counter.count(&c.text)).sum();
-                    let report = BudgetReport::unbudgeted(tokens, chunks.len(), &self.counter);
-                    (chunks, report)
-                }
-            };
-            result.record_budget(stage("budget", t, n, kept.len()), report);
-            result.passages = prune::prune(kept, &Scorer::KeepAll)?;
-            result.notes = notes;
-            return Ok(result);
-        }
-
-        // Stage 3: pruner.
+    /// Without the pruner: the token budget keeps whole chunks.
+    fn budget_whole_chunks(
+        &self,
+        cfg: &PipelineConfig,
+        chunks: Vec<ChunkRecord>,
+        result: &mut PipelineResult,
+    ) -> Result<()> {
         let t = Instant::now();
-        let idf = |t: &str| self.bm25.idf(t);
+        let n = chunks.len();
+        let (kept, report) = match cfg.budget {
+            Some(b) => budget::enforce(chunks, b, &self.counter),
+            None => {
+                let tokens = chunks.iter().map(|c| self.counter.count(&c.text)).sum();
+                let report = BudgetReport::unbudgeted(tokens, chunks.len(), &self.counter);
+                (chunks, report)
+            }
+        };
+        result.record_budget(StageReport::timed("budget", t, n, kept.len()), report);
+        result.passages = prune::prune(kept, &Scorer::KeepAll)?;
+        Ok(())
+    }
+
+    /// Stage 3, the pruner (cosine with the stored sentence vectors when the embedder is on,
+    /// else the question's idf-weighted words), then stage 4, the token budget over the kept
+    /// sentences.
+    fn prune_and_budget(
+        &self,
+        run: &mut Run,
+        chunks: Vec<ChunkRecord>,
+        result: &mut PipelineResult,
+    ) -> Result<()> {
+        let cfg = run.cfg;
+        let t = Instant::now();
         let missing: Vec<i64> = chunks
             .iter()
             .map(|c| c.id)
-            .filter(|id| !sentence_vectors.contains_key(id))
+            .filter(|id| !run.sentence_vectors.contains_key(id))
             .collect();
         if self.embedder.is_some() && !missing.is_empty() {
-            sentence_vectors.extend(lib.sentence_vectors_of(&model, &missing)?);
+            let more = run
+                .lib
+                .sentence_vectors_of(&self.vector_model(), &missing)?;
+            run.sentence_vectors.extend(more);
         }
-        let scorer = match (&self.embedder, &query_vec) {
+        let idf = |t: &str| self.bm25.idf(t);
+        let scorer = match (&self.embedder, &run.vector) {
             (Some(e), Some(q)) => Scorer::Dense {
                 embedder: e,
-                stored: &sentence_vectors,
+                stored: &run.sentence_vectors,
                 query: q,
                 threshold: cfg.prune_threshold,
             },
             _ => Scorer::Lexical {
                 tokenizer: &self.tokenizer,
-                terms: &terms,
+                terms: &run.terms,
                 idf: &idf,
             },
         };
@@ -861,10 +629,9 @@ impl Retriever {
         result.stages.push(StageReport {
             tokens_in: Some(tokens_in),
             tokens_out: Some(pruned_tokens),
-            ..stage("prune", t, n, pruned.len())
+            ..StageReport::timed("prune", t, n, pruned.len())
         });
 
-        // Stage 4: token budget over the kept sentences.
         let t = Instant::now();
         let n = pruned.len();
         let (passages, report) = match cfg.budget {
@@ -874,13 +641,187 @@ impl Retriever {
                 (pruned, report)
             }
         };
-        result.record_budget(stage("budget", t, n, passages.len()), report);
+        result.record_budget(StageReport::timed("budget", t, n, passages.len()), report);
         result.passages = passages;
         if !self.counter.is_exact() {
-            notes.retain(|n| !n.starts_with("token counts"));
-            notes.push("token counts are estimates (the answer model's tokenizer is not installed; run `cargo xtask setup --models`)".into());
+            result.notes.retain(|n| !n.starts_with("token counts"));
+            result.notes.push("token counts are estimates (the answer model's tokenizer is not installed; run `cargo xtask setup --models`)".into());
         }
-        result.notes = notes;
-        Ok(result)
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each step on a small text book with no model files: BM25, lexical pruning and the
+    //! coverage gate (the stages that need the embedder or the cross-encoder are skipped).
+    use super::*;
+    use crate::retrieve::gate::GateConfig;
+
+    const BOOK: &str = "Photosynthesis\n\nPhotosynthesis is the process by which green plants use light energy to make sugar from carbon dioxide and water. Chlorophyll in the chloroplasts absorbs the red and blue light and reflects green light, which is why leaves look green.\n\nThe light reactions take place in the thylakoid membranes, where water is split and oxygen is released.\n\nCell division\n\nMitosis divides one nucleus into two identical nuclei. Meiosis makes four cells with half the chromosomes, and crossing over mixes the genes of the parents.\n";
+
+    fn library(dir: &std::path::Path) -> (Library, Retriever) {
+        let file = dir.join("biology.txt");
+        std::fs::write(&file, BOOK).unwrap();
+        let mut lib = Library::open(dir.join("lib")).unwrap();
+        for src in crate::ingest::plan(&file).unwrap() {
+            crate::ingest::ingest_book(&mut lib, &src, &Default::default(), &mut |_| {}).unwrap();
+        }
+        let r = Retriever::load(&lib, &Models::none()).unwrap();
+        (lib, r)
+    }
+
+    fn stage_names(r: &PipelineResult) -> Vec<&'static str> {
+        r.stages.iter().map(|s| s.stage).collect()
+    }
+
+    #[test]
+    fn a_question_goes_through_each_stage_without_models() {
+        let dir = tempfile::tempdir().unwrap();
+        let (lib, r) = library(dir.path());
+        let cfg = PipelineConfig::default();
+        // A misspelt question: read as the library's word, found by BM25, passed by coverage.
+        let res = r.run(&lib, "why do leavs look green", None, &cfg).unwrap();
+        assert_eq!(res.query.text, "why do leaves look green");
+        assert_eq!(
+            stage_names(&res),
+            ["normalize", "bm25", "fusion", "gate", "prune", "budget"]
+        );
+        assert!(res.gate.pass, "{:?}", res.gate_input);
+        assert_eq!(res.gate.signal, "coverage");
+        assert!(res.ranked[0].bm25.is_some() && res.ranked[0].dense.is_none());
+        let first = res.passages[0].text();
+        assert!(first.contains("Chlorophyll"), "{first}");
+        // The pruner kept the sentence that answers and left the rest of the chunk.
+        assert!(!first.contains("carbon dioxide"), "{first}");
+        assert!(res.context_tokens > 0 && res.context_tokens == res.budget.tokens_out);
+        assert!(res.notes.iter().any(|n| n.starts_with("token counts")));
+    }
+
+    #[test]
+    fn books_chapters_and_the_gate_limit_what_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let (lib, r) = library(dir.path());
+        let cfg = PipelineConfig::default();
+        // Another book: nothing to search, so the gate stops the question.
+        let res = r
+            .run(&lib, "why do leaves look green", Some(&[999]), &cfg)
+            .unwrap();
+        assert!(res.ranked.is_empty() && res.passages.is_empty());
+        assert_eq!((res.gate.pass, res.gate.signal), (false, "no_candidates"));
+        // No word of the question in the book: the same.
+        let res = r
+            .run(&lib, "who won the cricket match", None, &cfg)
+            .unwrap();
+        assert_eq!((res.gate.pass, res.gate.signal), (false, "no_candidates"));
+        // A gate that asks for more of the question's words than the best passage has.
+        let strict = PipelineConfig {
+            gate: Some(GateConfig {
+                coverage: 0.99,
+                ..GateConfig::default()
+            }),
+            ..PipelineConfig::default()
+        };
+        let res = r
+            .run(&lib, "how do green plants make money", None, &strict)
+            .unwrap();
+        assert!(!res.gate.pass && res.gate.signal == "coverage");
+        assert!(res.passages.is_empty() && res.budgeted.is_empty());
+        // Without a gate the same question gets the passages.
+        let open = PipelineConfig {
+            gate: None,
+            ..PipelineConfig::default()
+        };
+        let res = r
+            .run(&lib, "how do green plants make money", None, &open)
+            .unwrap();
+        assert_eq!((res.gate.pass, res.gate.signal), (true, "off"));
+        assert!(!res.passages.is_empty());
+    }
+
+    #[test]
+    fn without_the_pruner_the_budget_keeps_whole_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let (lib, r) = library(dir.path());
+        let cfg = PipelineConfig {
+            prune: false,
+            ..PipelineConfig::default()
+        };
+        let res = r
+            .run(&lib, "what do mitosis and meiosis make", None, &cfg)
+            .unwrap();
+        assert_eq!(stage_names(&res).last(), Some(&"budget"));
+        assert!(!stage_names(&res).contains(&"prune"));
+        let text = res.passages[0].text();
+        assert!(
+            text.contains("Mitosis") && text.contains("crossing over"),
+            "{text}"
+        );
+        // A budget of a few tokens keeps less than the chunk.
+        let tight = PipelineConfig {
+            budget: Some(8),
+            ..cfg
+        };
+        let small = r
+            .run(&lib, "what do mitosis and meiosis make", None, &tight)
+            .unwrap();
+        assert!(small.context_tokens <= 8 || small.passages.len() <= 1);
+        assert!(small.budget.tokens_in > small.budget.tokens_out);
+    }
+
+    #[test]
+    fn an_empty_library_is_an_error_not_an_empty_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = Library::open(dir.path().join("lib")).unwrap();
+        let r = Retriever::load(&lib, &Models::none()).unwrap();
+        let e = r
+            .run(&lib, "what is light", None, &PipelineConfig::default())
+            .unwrap_err();
+        assert!(matches!(e, VidyaError::EmptyLibrary), "{e}");
+    }
+
+    #[test]
+    fn fusion_weights_follow_the_questions_script() {
+        let configured = Fusion::Weighted { dense: 0.4 };
+        let english = NormalizedQuery {
+            text: "why are leaves green".into(),
+            ..Default::default()
+        };
+        assert_eq!(fusion_for(&english, &english.text, configured), configured);
+        let hindi = "पत्तियाँ हरी क्यों होती हैं";
+        assert_eq!(
+            fusion_for(&english, hindi, configured),
+            Fusion::Weighted {
+                dense: INDIC_DENSE_WEIGHT
+            }
+        );
+        let translated = NormalizedQuery {
+            english: Some("leaves green".into()),
+            ..english.clone()
+        };
+        assert_eq!(
+            fusion_for(&translated, hindi, configured),
+            Fusion::Weighted {
+                dense: CROSS_LINGUAL_DENSE_WEIGHT
+            }
+        );
+        // Reciprocal-rank fusion has no weight to change.
+        let rrf = Fusion::Rrf {
+            k: super::super::fusion::RRF_K,
+        };
+        assert_eq!(fusion_for(&translated, hindi, rrf), rrf);
+    }
+
+    #[test]
+    fn boilerplate_ranks_below_body_text_and_objectives_are_dropped() {
+        let kinds = |id: i64| match id {
+            1 => Some(BlockKind::Body),
+            2 => Some(BlockKind::Objectives),
+            3 => Some(BlockKind::Figure),
+            _ => None,
+        };
+        let mut fused = vec![(3, 1.0), (2, 0.9), (1, 0.8), (4, 0.7)];
+        demote_boilerplate(&mut fused, 0.5, &kinds);
+        assert_eq!(fused, [(1, 0.8), (4, 0.7), (3, 0.5)]);
     }
 }

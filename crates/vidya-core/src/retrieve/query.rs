@@ -29,6 +29,7 @@
 //! the relevance gate).
 
 use crate::text::script::{script_of, Script};
+use crate::text::tokenize::is_stop_word;
 use std::collections::{HashMap, HashSet};
 use unicode_normalization::UnicodeNormalization;
 
@@ -170,7 +171,7 @@ fn consonants(key: &str) -> usize {
 }
 
 /// A correction of one question word.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Correction {
     /// The word as typed (lower case).
     pub from: String,
@@ -179,7 +180,7 @@ pub struct Correction {
 }
 
 /// The question as the retrievers read it.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NormalizedQuery {
     /// The text to embed and tokenize.
     pub text: String,
@@ -266,6 +267,67 @@ fn is_name(word: &str) -> bool {
 
 fn has_devanagari(w: &str) -> bool {
     w.chars().any(|c| script_of(c) == Script::Devanagari)
+}
+
+/// The question's words as typed (NFC) and as compared: lower case, folded, the punctuation
+/// around them stripped ("b/w" and "w/o" keep their slash).
+fn split_words(question: &str) -> (Vec<String>, Vec<String>) {
+    let nfc: String = question.nfc().collect();
+    let raw: Vec<String> = nfc.split_whitespace().map(str::to_string).collect();
+    let words = raw
+        .iter()
+        .map(|w| fold(w.trim_matches(is_punctuation).trim_matches('/')))
+        .map(|w| {
+            if w.len() > 2 && w.ends_with('/') {
+                w.trim_end_matches('/').to_string()
+            } else {
+                w
+            }
+        })
+        .collect();
+    (raw, words)
+}
+
+/// A question being read word by word ([`Normalizer::normalize`]).
+#[derive(Default)]
+struct Reading {
+    /// The words the retrievers read.
+    out: Vec<String>,
+    /// English terms added in brackets after a Devanagari question.
+    appended: Vec<String>,
+    /// The topic terms among them (not question or function words).
+    topic: Vec<String>,
+    corrections: Vec<Correction>,
+    unknown: usize,
+    content: usize,
+    /// Devanagari content words, and how many of them were translated.
+    indic_content: usize,
+    translated: usize,
+}
+
+impl Reading {
+    fn correct(&mut self, from: String, to: String) {
+        self.corrections.push(Correction { from, to });
+    }
+
+    fn finish(self, hinglish: bool) -> NormalizedQuery {
+        let english = (!self.topic.is_empty()).then(|| self.topic.join(" "));
+        let mut text = self.out.join(" ");
+        if !self.appended.is_empty() {
+            text.push_str(" (");
+            text.push_str(&self.appended.join(" "));
+            text.push(')');
+        }
+        NormalizedQuery {
+            text,
+            corrections: self.corrections,
+            unknown: self.unknown,
+            content: self.content,
+            hinglish,
+            english,
+            english_share: self.translated as f32 / self.indic_content.max(1) as f32,
+        }
+    }
 }
 
 impl Normalizer {
@@ -365,151 +427,143 @@ impl Normalizer {
         best.map(|(_, _, w)| w.to_string())
     }
 
-    /// Normalises `question` (see the module docs).
+    /// Normalises `question` (see the module docs): each word, or glossary phrase, read by
+    /// the first step that takes it (glossary phrase, English term in Devanagari, SMS
+    /// spelling, Hinglish function word, misspelt English word), else kept as typed.
     pub fn normalize(&self, question: &str) -> NormalizedQuery {
-        let nfc: String = question.nfc().collect();
-        let raw: Vec<&str> = nfc.split_whitespace().collect();
-        // Words with the punctuation around them stripped ("b/w" and "w/o" keep their slash).
-        let words: Vec<String> = raw
-            .iter()
-            .map(|w| fold(w.trim_matches(is_punctuation).trim_matches('/')))
-            .map(|w| {
-                if w.len() > 2 && w.ends_with('/') {
-                    w.trim_end_matches('/').to_string()
-                } else {
-                    w
-                }
-            })
-            .collect();
-        let raw_lower: Vec<String> = raw.iter().map(|w| w.to_lowercase()).collect();
+        let (raw, words) = split_words(question);
         let hinglish = words.iter().any(|w| HINGLISH_MARKERS.contains(&w.as_str()));
-        let stop = crate::text::tokenize::is_stop_word;
-        let mut out: Vec<String> = Vec::new();
-        let mut appended: Vec<String> = Vec::new();
-        let mut topic: Vec<String> = Vec::new();
-        let mut corrections = Vec::new();
-        let (mut unknown, mut content) = (0, 0);
-        let (mut indic_content, mut translated) = (0usize, 0usize);
+        let mut r = Reading::default();
         let mut i = 0;
         while i < words.len() {
-            // Glossary phrases (longest first): Devanagari anywhere, romanised in Hinglish.
-            let mut matched = false;
-            for len in (1..=self.longest_phrase.min(words.len() - i)).rev() {
-                let phrase = words[i..i + len].join(" ");
-                let Some(english) = self.glossary.get(&phrase) else {
-                    continue;
-                };
-                if has_devanagari(&phrase) {
-                    out.extend(raw[i..i + len].iter().map(|w| w.to_string()));
-                    appended.push(english.clone());
-                    if !self.function_words.contains(&phrase) {
-                        topic.push(english.clone());
-                        indic_content += len;
-                        translated += len;
-                    }
-                } else if hinglish && !self.knows(&phrase) {
-                    out.push(english.clone());
-                } else {
-                    continue;
-                }
-                corrections.push(Correction {
-                    from: phrase,
-                    to: english.clone(),
-                });
+            if let Some(len) = self.glossary_phrase(&words, &raw, i, hinglish, &mut r) {
                 i += len;
-                matched = true;
-                break;
-            }
-            if matched {
                 continue;
             }
-            let w = &words[i];
-            let original = raw[i];
+            let (w, original) = (&words[i], raw[i].as_str());
             i += 1;
-            // An English term written in Devanagari: the library word with its skeleton.
-            if has_devanagari(w) && !self.knows(w) && !stop(w) {
-                if let Some((english, _)) = devanagari_key(w)
-                    .filter(|k| consonants(k) >= MIN_KEY)
-                    .and_then(|k| self.by_key.get(&k))
-                {
-                    corrections.push(Correction {
-                        from: w.clone(),
-                        to: english.clone(),
-                    });
-                    appended.push(english.clone());
-                    topic.push(english.clone());
-                    indic_content += 1;
-                    translated += 1;
-                    out.push(original.to_string());
-                    continue;
-                }
-            }
-            if let Some(sms) = self.sms.get(w).or_else(|| self.sms.get(&raw_lower[i - 1])) {
-                // A spelling the books themselves use ("Bt toxin") is a word, not SMS; single
-                // letters ("u", "r", "y") are SMS in a question even where books use them as
-                // symbols.
-                if w.chars().count() == 1 || !self.knows(w) {
-                    corrections.push(Correction {
-                        from: w.clone(),
-                        to: sms.clone(),
-                    });
-                    out.push(sms.clone());
-                    continue;
-                }
-            }
-            if hinglish && self.hinglish_stop.contains(w) && !self.knows_as_content(w) {
-                corrections.push(Correction {
-                    from: w.clone(),
-                    to: String::new(),
-                });
+            let taken = self.devanagari_term(w, original, &mut r)
+                || self.sms_word(w, &original.to_lowercase(), &mut r)
+                || self.hinglish_function_word(w, hinglish, &mut r)
+                || self.misspelt_word(w, original, hinglish, &mut r);
+            if taken {
                 continue;
             }
-            if is_latin_word(w) && w.len() >= 2 && !stop(w) {
-                content += 1;
-                // An inflection of a library word is neither unknown nor a typo.
-                if !self.knows(w) && !self.knows_stem(w) {
-                    // Romanised Hindi words ("chot", "karne") are not English typos: in a
-                    // Hinglish question only longer words are corrected. Nor are names in
-                    // mixed case or short acronyms ("tTregs", "ComYMV", "PTEN"), which are
-                    // typed on purpose.
-                    let fixed = if (hinglish && w.len() < 6) || is_name(original) {
-                        None
-                    } else {
-                        self.correct(w)
-                    };
-                    // Counted unknown only when no library word is close to it.
-                    unknown += fixed.is_none() as usize;
-                    if let Some(fixed) = fixed {
-                        corrections.push(Correction {
-                            from: w.clone(),
-                            to: fixed.clone(),
-                        });
-                        out.push(fixed);
-                        continue;
-                    }
+            if has_devanagari(w) && !is_stop_word(w) {
+                r.indic_content += 1;
+            }
+            r.out.push(original.to_string());
+        }
+        r.finish(hinglish)
+    }
+
+    /// The longest glossary phrase starting at word `i` (Devanagari anywhere, romanised in a
+    /// Hinglish question): a Devanagari phrase stays and its English is added; a romanised one
+    /// is replaced. The number of words it took.
+    fn glossary_phrase(
+        &self,
+        words: &[String],
+        raw: &[String],
+        i: usize,
+        hinglish: bool,
+        r: &mut Reading,
+    ) -> Option<usize> {
+        for len in (1..=self.longest_phrase.min(words.len() - i)).rev() {
+            let phrase = words[i..i + len].join(" ");
+            let Some(english) = self.glossary.get(&phrase) else {
+                continue;
+            };
+            if has_devanagari(&phrase) {
+                r.out.extend(raw[i..i + len].iter().cloned());
+                r.appended.push(english.clone());
+                if !self.function_words.contains(&phrase) {
+                    r.topic.push(english.clone());
+                    r.indic_content += len;
+                    r.translated += len;
                 }
+            } else if hinglish && !self.knows(&phrase) {
+                r.out.push(english.clone());
+            } else {
+                continue;
             }
-            if has_devanagari(w) && !stop(w) {
-                indic_content += 1;
-            }
-            out.push(original.to_string());
+            r.correct(phrase, english.clone());
+            return Some(len);
         }
-        let english = (!topic.is_empty()).then(|| topic.join(" "));
-        let mut text = out.join(" ");
-        if !appended.is_empty() {
-            text.push_str(" (");
-            text.push_str(&appended.join(" "));
-            text.push(')');
+        None
+    }
+
+    /// An English term written in Devanagari: kept, and the library word with its consonant
+    /// skeleton added.
+    fn devanagari_term(&self, w: &str, original: &str, r: &mut Reading) -> bool {
+        if !has_devanagari(w) || self.knows(w) || is_stop_word(w) {
+            return false;
         }
-        NormalizedQuery {
-            text,
-            corrections,
-            unknown,
-            content,
-            hinglish,
-            english,
-            english_share: translated as f32 / indic_content.max(1) as f32,
+        let Some((english, _)) = devanagari_key(w)
+            .filter(|k| consonants(k) >= MIN_KEY)
+            .and_then(|k| self.by_key.get(&k))
+        else {
+            return false;
+        };
+        r.correct(w.to_string(), english.clone());
+        r.appended.push(english.clone());
+        r.topic.push(english.clone());
+        r.indic_content += 1;
+        r.translated += 1;
+        r.out.push(original.to_string());
+        true
+    }
+
+    /// An SMS spelling ("wat", "b/w"), replaced; `lower`: the word as typed, lower case.
+    fn sms_word(&self, w: &str, lower: &str, r: &mut Reading) -> bool {
+        let Some(sms) = self.sms.get(w).or_else(|| self.sms.get(lower)) else {
+            return false;
+        };
+        // A spelling the books themselves use ("Bt toxin") is a word, not SMS; single letters
+        // ("u", "r", "y") are SMS in a question even where books use them as symbols.
+        if w.chars().count() != 1 && self.knows(w) {
+            return false;
         }
+        r.correct(w.to_string(), sms.clone());
+        r.out.push(sms.clone());
+        true
+    }
+
+    /// A Hinglish function word ("kya", "hota") in a Hinglish question: dropped.
+    fn hinglish_function_word(&self, w: &str, hinglish: bool, r: &mut Reading) -> bool {
+        if !(hinglish && self.hinglish_stop.contains(w) && !self.knows_as_content(w)) {
+            return false;
+        }
+        r.correct(w.to_string(), String::new());
+        true
+    }
+
+    /// A Latin-script content word: counted, and when the library does not use it (nor its
+    /// stem), replaced by the closest library word, or counted unknown when none is close.
+    fn misspelt_word(&self, w: &str, original: &str, hinglish: bool, r: &mut Reading) -> bool {
+        if !(is_latin_word(w) && w.len() >= 2 && !is_stop_word(w)) {
+            return false;
+        }
+        r.content += 1;
+        // An inflection of a library word is neither unknown nor a typo.
+        if self.knows(w) || self.knows_stem(w) {
+            return false;
+        }
+        // Romanised Hindi words ("chot", "karne") are not English typos: in a Hinglish
+        // question only longer words are corrected. Nor are names in mixed case or short
+        // acronyms ("tTregs", "ComYMV", "PTEN"), which are typed on purpose.
+        let fixed = if (hinglish && w.len() < 6) || is_name(original) {
+            None
+        } else {
+            self.correct(w)
+        };
+        let Some(fixed) = fixed else {
+            // Counted unknown only when no library word is close to it.
+            r.unknown += 1;
+            return false;
+        };
+        r.correct(w.to_string(), fixed.clone());
+        r.out.push(fixed);
+        true
     }
 
     /// True when `w` is a word the books use often enough to be content rather than a

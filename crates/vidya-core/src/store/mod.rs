@@ -6,6 +6,7 @@
 
 pub mod conversations;
 pub mod drive;
+pub mod insert;
 pub mod postings;
 pub mod schema;
 pub mod sentences;
@@ -13,6 +14,7 @@ pub mod stats;
 pub mod vectors;
 
 pub use conversations::{Conversation, Turn};
+pub use insert::{NewBook, NewChapter, NewChunk, NewFile, NewPage};
 
 use crate::error::{Result, VidyaError};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -57,102 +59,6 @@ pub struct BookInfo {
     pub warnings: Vec<String>,
     /// When it was added (UTC, SQLite `datetime('now')` format).
     pub added_at: String,
-}
-
-/// A file of a book, to be stored.
-#[derive(Debug, Clone)]
-pub struct NewFile {
-    /// Absolute path it was read from.
-    pub path: String,
-    /// File name shown in citations.
-    pub name: String,
-    /// sha256 (hex).
-    pub sha256: String,
-    /// Pages in the file.
-    pub page_count: usize,
-}
-
-/// A chapter, to be stored; pages are book-level ordinals (0-based, inclusive).
-#[derive(Debug, Clone)]
-pub struct NewChapter {
-    /// Title.
-    pub title: String,
-    /// First page ordinal.
-    pub first_page: usize,
-    /// Last page ordinal.
-    pub last_page: usize,
-}
-
-/// A page, to be stored.
-#[derive(Debug, Clone)]
-pub struct NewPage {
-    /// Index into [`NewBook::files`].
-    pub file: usize,
-    /// Index into [`NewBook::chapters`].
-    pub chapter: usize,
-    /// 1-based page number inside its file.
-    pub pdf_page: u32,
-    /// Printed page label ("154", "xii"), or the page number when none is printed.
-    pub label: String,
-    /// Normalised page text.
-    pub text: String,
-}
-
-/// A chunk, to be stored.
-#[derive(Debug, Clone)]
-pub struct NewChunk {
-    /// Index into [`NewBook::chapters`].
-    pub chapter: usize,
-    /// First page ordinal it covers.
-    pub first_page: usize,
-    /// Last page ordinal it covers.
-    pub last_page: usize,
-    /// Text.
-    pub text: String,
-    /// `(byte offset in text, page ordinal)` for every place the page changes; the first entry is
-    /// at offset 0.
-    pub page_starts: Vec<(usize, usize)>,
-    /// BM25 terms from [`crate::text::Tokenizer::terms`].
-    pub terms: Vec<String>,
-    /// Estimated tokens ([`crate::text::estimate_tokens`]).
-    pub token_count: usize,
-    /// Dense vector from [`NewBook::embedding_model`] (unit length), when one was computed.
-    pub vector: Option<Vec<f32>>,
-    /// What kind of text it holds.
-    pub kind: crate::ingest::blocks::BlockKind,
-    /// The section it is in (empty when unknown).
-    pub context: String,
-    /// Unit vectors of its sentences ([`crate::retrieve::prune::chunk_sentences`] order) from
-    /// [`NewBook::embedding_model`], when computed.
-    pub sentence_vectors: Option<Vec<Vec<f32>>>,
-}
-
-/// Everything about one book, ready to be written in one transaction.
-#[derive(Debug, Clone)]
-pub struct NewBook {
-    /// Title.
-    pub title: String,
-    /// ISO 639-1 code.
-    pub language: String,
-    /// sha256 identifying the book's content.
-    pub sha256: String,
-    /// The file or folder it came from.
-    pub source_path: String,
-    /// Files.
-    pub files: Vec<NewFile>,
-    /// Chapters.
-    pub chapters: Vec<NewChapter>,
-    /// Pages in book order.
-    pub pages: Vec<NewPage>,
-    /// Chunks in book order.
-    pub chunks: Vec<NewChunk>,
-    /// Warnings for the teacher.
-    pub warnings: Vec<String>,
-    /// The embedder that computed the chunks' vectors ([`crate::embed::Embedder::model_id`]).
-    pub embedding_model: Option<String>,
-    /// A stored book this one replaces (re-indexing): it is deleted in the same transaction
-    /// (so a failure or crash keeps the old one) and the new one takes its id.
-    pub replaces: Option<i64>,
 }
 
 /// A stored chunk with what a citation needs.
@@ -386,173 +292,6 @@ impl Library {
             })
             .optional()
             .map_err(|e| self.db_err(e))
-    }
-
-    /// Writes a whole book in one transaction and returns its id.
-    ///
-    /// `before_commit` runs inside the transaction after every row is written and before the
-    /// commit (ingest uses it for progress and tests use it to kill the process at that point).
-    pub fn insert_book(&mut self, book: &NewBook, before_commit: impl FnOnce()) -> Result<i64> {
-        let db_path = self.db_path.clone();
-        let err = |source| VidyaError::Database {
-            path: db_path.clone(),
-            source,
-        };
-        let tx = self.conn.transaction().map_err(err)?;
-        if let Some(old) = book.replaces {
-            if tx
-                .execute("DELETE FROM books WHERE id = ?1", [old])
-                .map_err(err)?
-                == 0
-            {
-                return Err(VidyaError::NoSuchBook(old));
-            }
-        }
-        // A re-indexed book keeps its id, so stored citations (book id + page) still work.
-        tx.execute(
-            "INSERT INTO books (id, title, language, sha256, source_path, page_count, chunk_count, status, warnings)
-             VALUES (?8, ?1, ?2, ?3, ?4, ?5, ?6, 'ready', ?7)",
-            params![
-                book.title,
-                book.language,
-                book.sha256,
-                book.source_path,
-                book.pages.len() as i64,
-                book.chunks.len() as i64,
-                serde_json::to_string(&book.warnings).unwrap_or_else(|_| "[]".into()),
-                book.replaces,
-            ],
-        )
-        .map_err(err)?;
-        let book_id = tx.last_insert_rowid();
-        let mut file_ids = Vec::with_capacity(book.files.len());
-        {
-            let mut st = tx
-                .prepare("INSERT INTO files (book_id, ordinal, path, name, sha256, page_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
-                .map_err(err)?;
-            for (i, f) in book.files.iter().enumerate() {
-                st.execute(params![
-                    book_id,
-                    i as i64,
-                    f.path,
-                    f.name,
-                    f.sha256,
-                    f.page_count as i64
-                ])
-                .map_err(err)?;
-                file_ids.push(tx.last_insert_rowid());
-            }
-        }
-        let mut chapter_ids = Vec::with_capacity(book.chapters.len());
-        {
-            let mut st = tx
-                .prepare("INSERT INTO chapters (book_id, ordinal, title, first_page, last_page) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .map_err(err)?;
-            for (i, c) in book.chapters.iter().enumerate() {
-                st.execute(params![
-                    book_id,
-                    i as i64,
-                    c.title,
-                    c.first_page as i64,
-                    c.last_page as i64
-                ])
-                .map_err(err)?;
-                chapter_ids.push(tx.last_insert_rowid());
-            }
-        }
-        {
-            let mut st = tx
-                .prepare("INSERT INTO pages (book_id, ordinal, file_id, chapter_id, pdf_page, label, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-                .map_err(err)?;
-            for (i, p) in book.pages.iter().enumerate() {
-                st.execute(params![
-                    book_id,
-                    i as i64,
-                    file_ids[p.file],
-                    chapter_ids[p.chapter],
-                    p.pdf_page,
-                    p.label,
-                    p.text
-                ])
-                .map_err(err)?;
-            }
-        }
-        let mut chunk_ids = Vec::with_capacity(book.chunks.len());
-        {
-            let mut st = tx
-                .prepare("INSERT INTO chunks (book_id, chapter_id, ordinal, first_page, last_page, text, page_starts, terms, term_count, token_count, kind, context) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")
-                .map_err(err)?;
-            for (i, c) in book.chunks.iter().enumerate() {
-                st.execute(params![
-                    book_id,
-                    chapter_ids[c.chapter],
-                    i as i64,
-                    c.first_page as i64,
-                    c.last_page as i64,
-                    c.text,
-                    serde_json::to_string(&c.page_starts).unwrap_or_else(|_| "[]".into()),
-                    c.terms.join(" "),
-                    c.terms.len() as i64,
-                    c.token_count as i64,
-                    c.kind.as_str(),
-                    c.context
-                ])
-                .map_err(err)?;
-                chunk_ids.push(tx.last_insert_rowid());
-            }
-        }
-        {
-            let terms: Vec<String> = book.chunks.iter().map(|c| c.terms.join(" ")).collect();
-            postings::write_book(
-                &tx,
-                book_id,
-                chunk_ids
-                    .iter()
-                    .copied()
-                    .zip(terms.iter().map(String::as_str)),
-            )
-            .map_err(err)?;
-        }
-        if let Some(model) = &book.embedding_model {
-            let mut st = tx
-                .prepare("INSERT INTO chunk_vectors (chunk_id, model, vector) VALUES (?1, ?2, ?3)")
-                .map_err(err)?;
-            for (id, c) in chunk_ids.iter().zip(&book.chunks) {
-                if let Some(v) = &c.vector {
-                    st.execute(params![id, model, vectors::encode(v)])
-                        .map_err(err)?;
-                }
-            }
-            drop(st);
-            let mut st = tx
-                .prepare(
-                    "INSERT INTO sentence_vectors (chunk_id, model, vectors) VALUES (?1, ?2, ?3)",
-                )
-                .map_err(err)?;
-            for (id, c) in chunk_ids.iter().zip(&book.chunks) {
-                if let Some(v) = &c.sentence_vectors {
-                    st.execute(params![id, model, sentences::encode(v)])
-                        .map_err(err)?;
-                }
-            }
-            drop(st);
-            vectors::write_centroids(&tx, model, &chapter_ids).map_err(err)?;
-        }
-        {
-            let mut st = tx
-                .prepare("INSERT INTO vocabulary (book_id, word, count) VALUES (?1, ?2, ?3)")
-                .map_err(err)?;
-            let counts =
-                crate::text::vocabulary::word_counts(book.chunks.iter().map(|c| c.text.as_str()));
-            for (word, count) in counts {
-                st.execute(params![book_id, word, count]).map_err(err)?;
-            }
-        }
-        // Answers cached before this book existed may now be incomplete.
-        tx.execute("DELETE FROM answer_cache", []).map_err(err)?;
-        before_commit();
-        tx.commit().map_err(err)?;
-        Ok(book_id)
     }
 
     /// All books, oldest first.

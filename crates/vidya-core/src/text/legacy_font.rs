@@ -337,9 +337,17 @@ fn codes() -> &'static Codes {
 /// ASCII digits and whitespace pass through; a character that is no Kruti Dev code passes
 /// through unchanged. `:` is रू inside a word and a colon before a space, digit or the end.
 fn convert(legacy: &str) -> String {
+    let units = glyph_units(legacy);
+    let ordered = place_short_i(units);
+    let out = place_reph(ordered);
+    let joined: String = out.into_iter().map(|(u, _)| u).collect();
+    fix_compositions(&joined).nfc().collect()
+}
+
+/// Step 1: `legacy` cut into glyph codes by longest match, each as its Unicode text and class.
+fn glyph_units(legacy: &str) -> Vec<(String, Class)> {
     let codes = codes();
     let chars: Vec<char> = legacy.chars().collect();
-    // 1. Cut into glyph codes by longest match.
     let mut units: Vec<(String, Class)> = Vec::with_capacity(chars.len());
     let mut i = 0;
     while i < chars.len() {
@@ -396,7 +404,12 @@ fn convert(legacy: &str) -> String {
             }
         }
     }
-    // 2. Move each short-i sign after the consonant cluster that follows it.
+    units
+}
+
+/// Step 2: each short-i sign (typed before its consonant) moved after the consonant cluster
+/// that follows it.
+fn place_short_i(units: Vec<(String, Class)>) -> Vec<(String, Class)> {
     let mut ordered: Vec<(String, Class)> = Vec::with_capacity(units.len());
     let mut pending_i = 0usize;
     let mut k = 0;
@@ -436,7 +449,12 @@ fn convert(legacy: &str) -> String {
     for _ in 0..pending_i {
         ordered.push(("ि".into(), Class::Sign));
     }
-    // 3. Move each reph before the consonant cluster whose vowel signs it follows.
+    ordered
+}
+
+/// Step 3: each reph (typed after its cluster's vowel signs) moved before the consonant
+/// cluster.
+fn place_reph(ordered: Vec<(String, Class)>) -> Vec<(String, Class)> {
     let mut out: Vec<(String, Class)> = Vec::with_capacity(ordered.len());
     for unit in ordered {
         if unit.1 != Class::Reph {
@@ -460,8 +478,7 @@ fn convert(legacy: &str) -> String {
             out.push(("र्".into(), Class::Half));
         }
     }
-    let joined: String = out.into_iter().map(|(u, _)| u).collect();
-    fix_compositions(&joined).nfc().collect()
+    out
 }
 
 /// Converts Kruti Dev text word by word with [`convert_word`], keeping Latin abbreviations.

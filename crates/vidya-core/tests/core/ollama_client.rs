@@ -4,7 +4,7 @@
 use ollama_test_server::{Behaviour, TestServer};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use vidya_core::answer::ollama::{LlmConfig, LlmError, OllamaClient};
+use vidya_core::answer::llm_client::{LlmConfig, LlmError, OllamaClient};
 
 fn client(server: &TestServer, tweak: impl FnOnce(&mut LlmConfig)) -> OllamaClient {
     let mut cfg = LlmConfig {

@@ -305,7 +305,7 @@ fn a_stale_or_damaged_vector_index_is_rebuilt_and_missing_vectors_are_reported()
     assert!(r.gate.pass, "word search still answers: {:?}", r.gate_input);
     drop(e);
     let mut lib = Library::open(&libdir).unwrap();
-    let report = ingest::vectors::reindex(
+    let report = ingest::reindex::reindex(
         &mut lib,
         m.embedder.as_ref().unwrap(),
         false,

@@ -6,7 +6,7 @@
 //! (`http://127.0.0.1:11434` by default, or `OLLAMA_HOST`).
 
 use ollama_rs::generation::chat::request::ChatMessageRequest;
-use ollama_rs::generation::chat::ChatMessage;
+use ollama_rs::generation::chat::{ChatMessage, ChatMessageResponse};
 use ollama_rs::models::ModelOptions;
 use ollama_rs::Ollama;
 use serde::Serialize;
@@ -360,18 +360,7 @@ impl OllamaClient {
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<Generated, LlmError> {
         let t0 = Instant::now();
-        let options = ModelOptions::default()
-            .num_ctx(self.config.num_ctx)
-            .temperature(self.config.temperature)
-            .num_predict(self.config.max_tokens);
-        let req = ChatMessageRequest::new(
-            self.config.model.clone(),
-            vec![
-                ChatMessage::system(system.to_string()),
-                ChatMessage::user(user.to_string()),
-            ],
-        )
-        .options(options);
+        let req = self.chat_request(system, user);
         let first_timeout = Duration::from_millis(self.config.first_token_timeout_ms);
         let timeout_err = |stage: &str, ms: u64| LlmError::Timeout {
             host: self.config.host.clone(),
@@ -432,41 +421,7 @@ impl OllamaClient {
                 }
                 Some(Ok(resp)) => {
                     pieces += 1;
-                    // A server that ignores num_predict must not stream forever.
-                    if pieces > self.config.max_tokens.max(1) as usize + 64
-                        || t0.elapsed() > Duration::from_millis(MAX_GENERATION_MS)
-                    {
-                        out.stop_reason =
-                            Some("the model did not stop, so Vidya stopped it".into());
-                        break;
-                    }
-                    let piece = resp.message.content;
-                    if !piece.is_empty() {
-                        if out.ttft_ms.is_none() {
-                            out.ttft_ms = Some(t0.elapsed().as_secs_f64() * 1e3);
-                        }
-                        on_token(&piece);
-                        out.text.push_str(&piece);
-                    }
-                    if resp.done {
-                        out.complete = true;
-                        if let Some(f) = resp.final_data {
-                            out.prompt_tokens = Some(f.prompt_eval_count);
-                            out.answer_tokens = Some(f.eval_count);
-                        }
-                        out.stop_reason = Some("stop".into());
-                        // Ollama stops at num_predict tokens with done_reason "length"; ollama-rs
-                        // drops done_reason, so the token count tells.
-                        if out
-                            .answer_tokens
-                            .is_some_and(|n| n >= self.config.max_tokens.max(1) as u64)
-                        {
-                            out.complete = false;
-                            out.stop_reason = Some(format!(
-                                "it reached the length limit of {} tokens",
-                                self.config.max_tokens
-                            ));
-                        }
+                    if self.add_piece(&mut out, resp, pieces, t0, on_token) {
                         break;
                     }
                 }
@@ -479,6 +434,73 @@ impl OllamaClient {
             });
         }
         Ok(out)
+    }
+
+    /// The chat request: the `system` and `user` messages with the configured context size
+    /// (tokens), temperature and answer length (tokens).
+    fn chat_request(&self, system: &str, user: &str) -> ChatMessageRequest {
+        let options = ModelOptions::default()
+            .num_ctx(self.config.num_ctx)
+            .temperature(self.config.temperature)
+            .num_predict(self.config.max_tokens);
+        ChatMessageRequest::new(
+            self.config.model.clone(),
+            vec![
+                ChatMessage::system(system.to_string()),
+                ChatMessage::user(user.to_string()),
+            ],
+        )
+        .options(options)
+    }
+
+    /// Adds the `pieces`-th streamed response to `out` (its text also to `on_token`; `t0`: when
+    /// the request was sent): true when the answer ended, at Ollama's final message or when a
+    /// server that ignores `num_predict` went past `max_tokens` + 64 pieces or
+    /// [`MAX_GENERATION_MS`].
+    fn add_piece(
+        &self,
+        out: &mut Generated,
+        resp: ChatMessageResponse,
+        pieces: usize,
+        t0: Instant,
+        on_token: &mut (dyn FnMut(&str) + Send),
+    ) -> bool {
+        if pieces > self.config.max_tokens.max(1) as usize + 64
+            || t0.elapsed() > Duration::from_millis(MAX_GENERATION_MS)
+        {
+            out.stop_reason = Some("the model did not stop, so Vidya stopped it".into());
+            return true;
+        }
+        let piece = resp.message.content;
+        if !piece.is_empty() {
+            if out.ttft_ms.is_none() {
+                out.ttft_ms = Some(t0.elapsed().as_secs_f64() * 1e3);
+            }
+            on_token(&piece);
+            out.text.push_str(&piece);
+        }
+        if !resp.done {
+            return false;
+        }
+        out.complete = true;
+        if let Some(f) = resp.final_data {
+            out.prompt_tokens = Some(f.prompt_eval_count);
+            out.answer_tokens = Some(f.eval_count);
+        }
+        out.stop_reason = Some("stop".into());
+        // Ollama stops at num_predict tokens with done_reason "length"; ollama-rs drops
+        // done_reason, so the token count tells.
+        if out
+            .answer_tokens
+            .is_some_and(|n| n >= self.config.max_tokens.max(1) as u64)
+        {
+            out.complete = false;
+            out.stop_reason = Some(format!(
+                "it reached the length limit of {} tokens",
+                self.config.max_tokens
+            ));
+        }
+        true
     }
 
     /// A whole (non-streamed) reply, for short internal prompts such as the follow-up rewrite.

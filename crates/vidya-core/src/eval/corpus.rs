@@ -4,8 +4,8 @@
 //! Used by `vidya eval --beir`; the book goes through the same single transaction, BM25 terms
 //! and dense vectors (chunk and sentence vectors) as a textbook.
 
-use super::{IngestOptions, Progress};
 use crate::error::{Result, VidyaError};
+use crate::ingest::{IngestOptions, Progress};
 use crate::store::{Library, NewBook, NewChapter, NewChunk, NewFile, NewPage};
 use crate::text::{estimate_tokens, Tokenizer};
 
@@ -64,7 +64,7 @@ pub fn ingest_documents(
     let embedding_model = match &opts.embedder {
         Some(e) => {
             let cancel = opts.cancel.clone();
-            super::vectors::embed_chunks(
+            crate::ingest::reindex::embed_chunks(
                 e,
                 &mut chunks,
                 &mut |done, total| on_progress(Progress::Embedding { done, total }),

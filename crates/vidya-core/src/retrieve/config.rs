@@ -1,0 +1,124 @@
+//! The pipeline's settings ([`PipelineConfig`]) and the measured defaults and weights the
+//! stages use.
+
+use super::budget;
+use super::fusion::Fusion;
+use super::gate::GateConfig;
+use super::prune;
+use super::router::RouterConfig;
+use serde::Serialize;
+
+/// Stage settings. [`PipelineConfig::default`] is the full pipeline with the measured defaults.
+#[derive(Debug, Clone, Serialize)]
+pub struct PipelineConfig {
+    /// Stage 0; `None` searches every chapter.
+    pub router: Option<RouterConfig>,
+    /// Stage 1: BM25 candidates.
+    pub bm25: bool,
+    /// Stage 1: dense candidates.
+    pub dense: bool,
+    /// Stage 1: how the two lists are fused.
+    pub fusion: Fusion,
+    /// Candidates taken from each of BM25 and dense.
+    pub candidates: usize,
+    /// Stage 2: rerank with the cross-encoder when one is installed.
+    pub rerank: bool,
+    /// Fused candidates given to the cross-encoder.
+    pub rerank_top: usize,
+    /// Stage 2 without a cross-encoder: rescore the first `rerank_top` fused candidates with
+    /// the best cosine between the question and one of each chunk's sentences (the vectors
+    /// stored at ingest), mixed with the fused score ([`rescore`]).
+    pub rescore: bool,
+    /// Weight of the sentence cosine in the rescored score (0..=1).
+    pub rescore_weight: f32,
+    /// Chunks kept after stage 2.
+    pub keep: usize,
+    /// The relevance gate; `None` never gates (for measuring recall).
+    pub gate: Option<GateConfig>,
+    /// Stage 3: budget in answer-model tokens; `None` keeps all `keep` chunks.
+    pub budget: Option<usize>,
+    /// Stage 4: prune sentences.
+    pub prune: bool,
+    /// Stage 4: cosine threshold.
+    pub prune_threshold: f32,
+    /// Stage 0: search with the normalised question ([`super::query`]: SMS spellings, typos
+    /// against the library's words, Hinglish and Hindi terms) instead of the question as typed.
+    pub normalize: bool,
+    /// Stage 1: factor on the fused score of boilerplate chunks (not body text); 1 ranks them
+    /// like body text.
+    pub boilerplate_weight: f32,
+}
+
+/// Default [`PipelineConfig::rescore_weight`], chosen with `vidya eval --students` on the dev
+/// split of `tests/eval`.
+pub const RESCORE_WEIGHT: f32 = 0.5;
+
+/// Weight of the dense list in weighted fusion for a Devanagari question whose words were
+/// translated to English terms (the BM25 list searches those terms, a weaker signal than the
+/// question's own vector): chosen on 400 XQuAD hi→en queries and the dev split's Hindi
+/// questions (0.5: XQuAD recall@5 0.935; 0.7: 0.940, Hindi hit@3 the same).
+pub const CROSS_LINGUAL_DENSE_WEIGHT: f32 = 0.7;
+
+/// Default [`PipelineConfig::boilerplate_weight`], chosen with `vidya eval --students` on the
+/// dev split of `tests/eval` (the README lists the figures).
+pub const BOILERPLATE_WEIGHT: f32 = 0.5;
+
+/// True when the question asks for boilerplate itself: a summary, objectives, a figure or
+/// table, key terms.
+pub fn asks_for_boilerplate(question: &str) -> bool {
+    let q = question.to_lowercase();
+    [
+        "summary",
+        "summar",
+        "objective",
+        "figure",
+        "fig ",
+        "fig.",
+        "diagram",
+        "table ",
+        "key term",
+        "glossary",
+        "key equation",
+    ]
+    .iter()
+    .any(|w| q.contains(w))
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        Self {
+            router: Some(RouterConfig::default()),
+            bm25: true,
+            dense: true,
+            fusion: Fusion::default(),
+            candidates: 50,
+            rerank: true,
+            rerank_top: 30,
+            rescore: true,
+            rescore_weight: RESCORE_WEIGHT,
+            keep: 5,
+            gate: Some(GateConfig::default()),
+            budget: Some(budget::DEFAULT_BUDGET),
+            prune: true,
+            prune_threshold: prune::DEFAULT_THRESHOLD,
+            boilerplate_weight: BOILERPLATE_WEIGHT,
+            normalize: true,
+        }
+    }
+}
+
+impl PipelineConfig {
+    /// Candidates only (stage 1, both retrievers, default fusion): no router, reranker, gate, budget or
+    /// pruning. For measuring recall.
+    pub fn retrieval_only() -> Self {
+        Self {
+            router: None,
+            rerank: false,
+            rescore: false,
+            gate: None,
+            budget: None,
+            prune: false,
+            ..Self::default()
+        }
+    }
+}
