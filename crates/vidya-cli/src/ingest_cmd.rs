@@ -44,6 +44,8 @@ pub(crate) fn run(
         return Ok(ExitCode::FAILURE);
     }
     let mut lib = Library::open(library)?;
+    // Before the model loads (seconds): a Ctrl-C meanwhile stops cleanly too.
+    let cancel = stop_on_ctrl_c();
     let embedder = if no_embed {
         None
     } else {
@@ -51,7 +53,7 @@ pub(crate) fn run(
     };
     let opts = IngestOptions {
         title,
-        cancel: Some(stop_on_ctrl_c()),
+        cancel: Some(cancel),
         embedder: embedder.clone(),
         replaces: None,
     };

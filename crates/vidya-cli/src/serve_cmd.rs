@@ -2,7 +2,7 @@
 //! the address (and in classroom mode the join code and a QR code) printed for the teacher.
 
 use anyhow::Result;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitCode;
@@ -52,11 +52,21 @@ pub fn run(
         });
         if classroom {
             // Through anstream: the QR code's colours reach a terminal (Windows' console
-            // included) and are dropped when stderr is a file or a pipe.
+            // included); a file gets it dark on light, a terminal without colours
+            // (NO_COLOR) light on dark, as most terminals are.
+            let err = anstream::stderr();
+            let qr = match (
+                err.current_choice() != anstream::ColorChoice::Never,
+                std::io::stderr().is_terminal(),
+            ) {
+                (true, _) => classroom::QrStyle::Ansi,
+                (false, true) => classroom::QrStyle::LightOnDark,
+                (false, false) => classroom::QrStyle::DarkOnLight,
+            };
             let _ = writeln!(
-                anstream::stderr().lock(),
+                err.lock(),
                 "{}",
-                classroom::announcement(server.access(), server.addr())
+                classroom::announcement(server.access(), server.addr(), qr)
             );
         }
         tokio::task::spawn_blocking(move || app.warm_up());

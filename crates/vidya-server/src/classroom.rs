@@ -43,9 +43,9 @@ pub fn addresses(bind: IpAddr, port: u16) -> Vec<String> {
     out
 }
 
-/// What the teacher tells the class, for a terminal: the address, a QR code of it (text art)
-/// and the join code.
-pub fn announcement(access: &Access, addr: SocketAddr) -> String {
+/// What the teacher tells the class, for a terminal: the address, a QR code of it (text art in
+/// `qr`) and the join code.
+pub fn announcement(access: &Access, addr: SocketAddr, qr: QrStyle) -> String {
     let list = addresses(addr.ip(), addr.port());
     let code = access.code().unwrap_or_default();
     let mut text = format!(
@@ -58,7 +58,7 @@ pub fn announcement(access: &Access, addr: SocketAddr) -> String {
             addr.ip()
         ));
     }
-    if let Some(art) = qr_text(&list[0]) {
+    if let Some(art) = qr_text(&list[0], qr) {
         text.push_str(&format!("\nOr scan this with a phone:\n{art}"));
     }
     text.push_str("\nOnly this laptop (or a device signed in with the teacher PIN) can change the library or the settings; students can ask, and see their own conversations.");
@@ -69,23 +69,42 @@ pub fn announcement(access: &Access, addr: SocketAddr) -> String {
 const BLACK_ON_WHITE: &str = "\x1b[30;47m";
 const RESET: &str = "\x1b[0m";
 
-/// A QR code of `text` as text art, two modules per character (dark modules as the glyphs,
-/// with a quiet zone), each line drawn black on white with ANSI colours so that it scans on a
-/// dark or a light terminal alike. Print it through a stream that drops the colours where the
-/// output is no terminal (the glyphs alone are then dark on the page's light background).
-pub fn qr_text(text: &str) -> Option<String> {
+/// How the text QR code is drawn. A phone reads dark modules on a light ground (most scanners
+/// fail on an inverted code), so the drawing depends on where it is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QrStyle {
+    /// Dark modules as glyphs, each line in ANSI black on white: right on any terminal that
+    /// shows colours, dark or light.
+    Ansi,
+    /// Dark modules as glyphs, no colours: for a file or a light terminal.
+    DarkOnLight,
+    /// Light modules as glyphs, no colours: for a dark terminal that takes no colours
+    /// (`NO_COLOR`).
+    LightOnDark,
+}
+
+/// A QR code of `text` as text art, two modules per character, with its quiet zone, drawn in
+/// `style`.
+pub fn qr_text(text: &str, style: QrStyle) -> Option<String> {
+    use qrcode::render::unicode::Dense1x2;
     let qr = qrcode::QrCode::new(text.as_bytes()).ok()?;
+    let (dark, light) = match style {
+        QrStyle::LightOnDark => (Dense1x2::Light, Dense1x2::Dark),
+        _ => (Dense1x2::Dark, Dense1x2::Light),
+    };
     let art = qr
-        .render::<qrcode::render::unicode::Dense1x2>()
-        .dark_color(qrcode::render::unicode::Dense1x2::Dark)
-        .light_color(qrcode::render::unicode::Dense1x2::Light)
+        .render::<Dense1x2>()
+        .dark_color(dark)
+        .light_color(light)
         .build();
-    Some(
-        art.lines()
+    Some(match style {
+        QrStyle::Ansi => art
+            .lines()
             .map(|l| format!("{BLACK_ON_WHITE}{l}{RESET}"))
             .collect::<Vec<_>>()
             .join("\n"),
-    )
+        _ => art,
+    })
 }
 
 /// The classroom as the teacher's screen shows it: `GET /api/classroom`, and the desktop
@@ -335,7 +354,7 @@ mod tests {
 
     #[test]
     fn the_text_qr_code_is_drawn_dark_on_light_whatever_the_terminal() {
-        let art = qr_text("http://192.168.1.5:8765").unwrap();
+        let art = qr_text("http://192.168.1.5:8765", QrStyle::Ansi).unwrap();
         let lines: Vec<&str> = art.lines().collect();
         assert!(lines.len() > 10);
         for l in &lines {
@@ -347,5 +366,11 @@ mod tests {
             .trim_end_matches(RESET);
         assert!(first.chars().all(|c| c == ' '), "{first:?}");
         assert!(art.contains('█'));
+        // Without colours: the glyphs are the dark modules, or on a dark terminal the light
+        // ones (the quiet zone is then drawn).
+        let plain = qr_text("http://192.168.1.5:8765", QrStyle::DarkOnLight).unwrap();
+        assert!(!plain.contains('\x1b') && plain.lines().next().unwrap().trim().is_empty());
+        let inverted = qr_text("http://192.168.1.5:8765", QrStyle::LightOnDark).unwrap();
+        assert!(inverted.lines().next().unwrap().chars().all(|c| c == '█'));
     }
 }

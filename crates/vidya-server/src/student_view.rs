@@ -45,9 +45,12 @@ pub fn error_body(mut e: ErrorBody) -> ErrorBody {
     e
 }
 
-/// An answer as a student's device gets it: when the model could not write one, the note
-/// and the model's error say so without the teacher's fix (a command, an address).
+/// An answer as a student's device gets it: without the pipeline's notes on stages that are
+/// off, and when the model could not write one, with a note and an error that say so without
+/// the teacher's fix (a command, an address).
 pub fn answer(mut a: TutorAnswer) -> TutorAnswer {
+    // Stages that are off, with the command that turns them on: the teacher's to read.
+    a.base.retrieval.notes.clear();
     if let Some(problem) = &mut a.llm_error {
         problem.message = "The tutor model on your teacher's laptop could not answer: tell your teacher (the laptop shows what to fix).".into();
         a.note = Some("The quotes above are your textbook's answer; the tutor could not write one of its own this time.".into());

@@ -27,7 +27,7 @@ pub struct PipelineConfig {
     pub rerank_top: usize,
     /// Stage 2 without a cross-encoder: rescore the first `rerank_top` fused candidates with
     /// the best cosine between the question and one of each chunk's sentences (the vectors
-    /// stored at ingest), mixed with the fused score ([`rescore`]).
+    /// stored at ingest), mixed with the fused score ([`super::rescore::rescore`]).
     pub rescore: bool,
     /// Weight of the sentence cosine in the rescored score (0..=1).
     pub rescore_weight: f32,
@@ -35,11 +35,12 @@ pub struct PipelineConfig {
     pub keep: usize,
     /// The relevance gate; `None` never gates (for measuring recall).
     pub gate: Option<GateConfig>,
-    /// Stage 3: budget in answer-model tokens; `None` keeps all `keep` chunks.
+    /// Stage 4: budget in answer-model tokens (of the pruned sentences, or of whole chunks
+    /// without the pruner); `None` keeps all `keep` chunks.
     pub budget: Option<usize>,
-    /// Stage 4: prune sentences.
+    /// Stage 3: prune sentences.
     pub prune: bool,
-    /// Stage 4: cosine threshold.
+    /// Stage 3: cosine threshold.
     pub prune_threshold: f32,
     /// Stage 0: search with the normalised question ([`super::query`]: SMS spellings, typos
     /// against the library's words, Hinglish and Hindi terms) instead of the question as typed.

@@ -1,5 +1,6 @@
 //! The retrieval pipeline, stage by stage:
-//! router → BM25 + dense → fusion → cross-encoder → relevance gate → token budget → pruner.
+//! question → router → BM25 + dense → fusion → cross-encoder → relevance gate → pruner →
+//! token budget.
 //!
 //! [`Retriever`] holds what the stages load once per library (BM25 index, HNSW index, chapter
 //! centroids, models); [`Retriever::run`] answers one question with a [`PipelineResult`]: the
