@@ -301,6 +301,11 @@ impl Access {
         inner.students.clear();
     }
 
+    /// True when a student joined the class from `ip` (their session is still open).
+    pub fn has_student_at(&self, ip: IpAddr) -> bool {
+        self.lock().students.values().any(|s| s.ip == ip)
+    }
+
     /// True when `ip` is this machine.
     pub fn is_local(&self, ip: IpAddr) -> bool {
         let ip = match ip {

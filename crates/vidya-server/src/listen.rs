@@ -8,8 +8,10 @@
 //!   (hyperium/hyper#3185, #3828). A response being written (an answer's event stream) is
 //!   never cut by it.
 //! - Another device holds at most [`ConnectionLimits::per_address`] connections at once, and
-//!   all other devices together at most [`ConnectionLimits::others`]; a connection over a cap
-//!   is closed at once, before anything is read. This machine (the teacher) is never capped.
+//!   all other devices together at most [`ConnectionLimits::others`], of which devices that
+//!   have not joined the class at most [`ConnectionLimits::strangers`] (so the rest stays for
+//!   the class whatever other devices on the network open); a connection over a cap is
+//!   closed at once, before anything is read. This machine (the teacher) is never capped.
 //! - Only HTTP/1.1 is spoken: browsers use HTTP/2 only over TLS, and hyper-util's protocol
 //!   detection reads without a timer (anthropics/connect-rust#312).
 
@@ -35,6 +37,9 @@ pub struct ConnectionLimits {
     pub per_address: usize,
     /// Most connections all other devices together may hold open at once.
     pub others: usize,
+    /// Most of those that devices without a student session may hold (devices joining, or
+    /// not in the class at all).
+    pub strangers: usize,
 }
 
 /// Seconds a connection may take to send a request head ([`ConnectionLimits::header_read`]):
@@ -46,11 +51,17 @@ pub const HEADER_READ_S: u64 = 15;
 /// at most 6 per server (HTTP/1.1), with room for an answer stream beside them.
 pub const PER_ADDRESS: usize = 8;
 
-/// Connections all other devices may hold together ([`ConnectionLimits::others`]), first come,
-/// first served: 60 students with a page and an answer stream open each use about 2; it stays
-/// well under the 1,024 descriptors a Linux process gets by default, leaving room for the
-/// library's files and the teacher.
+/// Connections all other devices may hold together ([`ConnectionLimits::others`]): 60
+/// students with a page and an answer stream open each use about 2; it stays well under the
+/// 1,024 descriptors a Linux process gets by default, leaving room for the library's files and
+/// the teacher.
 pub const OTHERS: usize = 512;
+
+/// Connections devices without a student session may hold together
+/// ([`ConnectionLimits::strangers`]): three quarters of [`OTHERS`], room for 60 devices
+/// loading the join page at once (a browser opens up to 6), while 128 stay for the devices
+/// that joined.
+pub const STRANGERS: usize = OTHERS * 3 / 4;
 
 impl Default for ConnectionLimits {
     fn default() -> Self {
@@ -58,15 +69,24 @@ impl Default for ConnectionLimits {
             header_read: Duration::from_secs(HEADER_READ_S),
             per_address: PER_ADDRESS,
             others: OTHERS,
+            strangers: STRANGERS,
         }
     }
 }
 
-/// Open connections of other devices, by address.
+/// Open connections of other devices: by address, in all, and of devices without a session.
+#[derive(Debug, Default)]
+struct Counts {
+    by_ip: HashMap<IpAddr, usize>,
+    total: usize,
+    strangers: usize,
+}
+
+/// Open connections of other devices.
 #[derive(Debug)]
 struct Open {
     limits: ConnectionLimits,
-    by_address: Mutex<(HashMap<IpAddr, usize>, usize)>,
+    counts: Mutex<Counts>,
 }
 
 /// One admitted connection of another device: its place is given back when dropped.
@@ -74,46 +94,55 @@ struct Open {
 struct Slot {
     open: Arc<Open>,
     ip: IpAddr,
+    /// Counted among the strangers' connections (the device had no session when it came).
+    stranger: bool,
 }
 
 impl Open {
     fn new(limits: ConnectionLimits) -> Arc<Self> {
         Arc::new(Self {
             limits,
-            by_address: Mutex::new((HashMap::new(), 0)),
+            counts: Mutex::new(Counts::default()),
         })
     }
 
-    /// A place for a connection from `ip`, or `None` when a cap is reached.
-    fn admit(self: &Arc<Self>, ip: IpAddr) -> Option<Slot> {
-        let mut guard = self.by_address.lock().unwrap_or_else(|p| p.into_inner());
-        let (by_ip, total) = &mut *guard;
-        let mine = by_ip.get(&ip).copied().unwrap_or(0);
-        if mine >= self.limits.per_address || *total >= self.limits.others {
+    fn counts(&self) -> std::sync::MutexGuard<'_, Counts> {
+        self.counts.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A place for a connection from `ip` (`joined`: a student's session is open there), or
+    /// `None` when a cap is reached.
+    fn admit(self: &Arc<Self>, ip: IpAddr, joined: bool) -> Option<Slot> {
+        let mut c = self.counts();
+        let mine = c.by_ip.get(&ip).copied().unwrap_or(0);
+        if mine >= self.limits.per_address
+            || c.total >= self.limits.others
+            || (!joined && c.strangers >= self.limits.strangers)
+        {
             return None;
         }
-        by_ip.insert(ip, mine + 1);
-        *total += 1;
+        c.by_ip.insert(ip, mine + 1);
+        c.total += 1;
+        c.strangers += !joined as usize;
         Some(Slot {
             open: self.clone(),
             ip,
+            stranger: !joined,
         })
     }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let mut guard = self
-            .open
-            .by_address
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let (by_ip, total) = &mut *guard;
-        *total = total.saturating_sub(1);
-        if let Some(n) = by_ip.get_mut(&self.ip) {
+        let mut c = self.open.counts();
+        c.total = c.total.saturating_sub(1);
+        if self.stranger {
+            c.strangers = c.strangers.saturating_sub(1);
+        }
+        if let Some(n) = c.by_ip.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
-                by_ip.remove(&self.ip);
+                c.by_ip.remove(&self.ip);
             }
         }
     }
@@ -162,7 +191,7 @@ pub(crate) async fn serve(
         let slot = if access.is_local(peer.ip()) {
             None
         } else {
-            match open.admit(peer.ip()) {
+            match open.admit(peer.ip(), access.has_student_at(peer.ip())) {
                 Some(s) => Some(s),
                 None => {
                     tracing::debug!("refused a connection from {peer}: too many open");
@@ -201,6 +230,7 @@ mod tests {
             header_read: Duration::from_secs(1),
             per_address,
             others,
+            strangers: others,
         }
     }
 
@@ -209,29 +239,60 @@ mod tests {
         let open = Open::new(limits(2, 3));
         let a: IpAddr = "192.168.1.10".parse().unwrap();
         let b: IpAddr = "192.168.1.11".parse().unwrap();
-        let a1 = open.admit(a).unwrap();
-        let _a2 = open.admit(a).unwrap();
-        assert!(open.admit(a).is_none(), "a third from one address");
-        let b1 = open.admit(b).unwrap();
-        assert!(open.admit(b).is_none(), "a fourth in all");
+        let a1 = open.admit(a, false).unwrap();
+        let _a2 = open.admit(a, false).unwrap();
+        assert!(open.admit(a, false).is_none(), "a third from one address");
+        let b1 = open.admit(b, false).unwrap();
+        assert!(open.admit(b, false).is_none(), "a fourth in all");
         drop(b1);
-        let _b1 = open.admit(b).unwrap();
+        let _b1 = open.admit(b, false).unwrap();
         drop(a1);
         let _a3 = open
-            .admit(a)
+            .admit(a, false)
             .expect("a closed connection gives its place back");
-        let guard = open.by_address.lock().unwrap();
-        assert_eq!(guard.1, 3, "{guard:?}");
+        assert_eq!(open.counts().total, 3, "{:?}", open.counts());
+    }
+
+    #[test]
+    fn devices_that_did_not_join_cannot_take_the_places_kept_for_the_class() {
+        let open = Open::new(ConnectionLimits {
+            strangers: 4,
+            ..limits(2, 6)
+        });
+        let strangers: Vec<Slot> = (0..10u8)
+            .filter_map(|i| open.admit(IpAddr::from([10, 0, 0, i]), false))
+            .collect();
+        assert_eq!(
+            strangers.len(),
+            4,
+            "devices without a session stop at their share"
+        );
+        // A student who joined still gets in, up to the whole cap.
+        let student: IpAddr = "10.0.1.1".parse().unwrap();
+        let s1 = open.admit(student, true).unwrap();
+        let _s2 = open.admit(student, true).unwrap();
+        assert!(
+            open.admit("10.0.1.2".parse().unwrap(), true).is_none(),
+            "all 6 in use"
+        );
+        // A stranger's place given back is a stranger's again; the student's is anyone's.
+        drop(strangers);
+        drop(s1);
+        assert_eq!(open.counts().strangers, 0);
+        assert_eq!(open.counts().total, 1);
     }
 
     #[test]
     fn addresses_with_nothing_open_are_forgotten() {
         let open = Open::new(limits(3, 100));
         for i in 0..50u8 {
-            drop(open.admit(IpAddr::from([10, 0, 0, i])).unwrap());
+            drop(open.admit(IpAddr::from([10, 0, 0, i]), i % 2 == 0).unwrap());
         }
-        let guard = open.by_address.lock().unwrap();
-        assert!(guard.0.is_empty() && guard.1 == 0, "{guard:?}");
+        let c = open.counts();
+        assert!(
+            c.by_ip.is_empty() && c.total == 0 && c.strangers == 0,
+            "{c:?}"
+        );
     }
 
     /// A classroom server on 127.0.0.1 over an empty library in a temporary folder (kept
