@@ -31,7 +31,7 @@ pub fn message(kind: &str, message: &str) -> String {
         // The library, the models, the files, or Vidya itself: the teacher's to fix.
         "model_missing" | "pdfium_missing" | "reranker_broken" | "database" | "schema_too_new"
         | "internal" | "io" | "encrypted" | "corrupt" | "scanned" | "garbled_text"
-        | "legacy_font" | "unsupported" | "empty" | "wrong_type" | "too_large" => {
+        | "legacy_font" | "unsupported" | "empty" | "wrong_type" => {
             "Vidya on your teacher's laptop cannot do this right now: tell your teacher (the laptop shows what to fix).".into()
         }
         _ => message.to_string(),
@@ -109,6 +109,8 @@ mod tests {
         let q = vidya_core::VidyaError::EmptyQuestion.to_string();
         assert_eq!(message("empty_question", &q), q);
         assert_eq!(message("one_at_a_time", "wait for it"), "wait for it");
+        // A request too large is the student's own (the question or the name).
+        assert_eq!(message("too_large", "at most 64 KB"), "at most 64 KB");
     }
 
     #[tokio::test]

@@ -79,7 +79,7 @@ async fn read_body(req: Request) -> Result<Request, Response> {
         refuse(
             StatusCode::PAYLOAD_TOO_LARGE,
             "too_large",
-            "the request is too large: a question may be at most 2,000 characters",
+            "the request is too large (at most 64 KB from another device; a question may be at most 2,000 characters, a name 40)",
         )
     };
     let declared = req
