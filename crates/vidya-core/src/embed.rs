@@ -40,16 +40,21 @@ pub const INDEX_BATCH: usize = 16;
 /// Most padded tokens per ONNX run when indexing (bounds the memory of long batches).
 pub const BATCH_TOKENS: usize = 4096;
 
-/// See [`Embedder::model_id`]: from the sha256 the manifest pins for [`WEIGHTS_FILE`].
+/// See [`Embedder::model_id`]: from the sha256 the manifest pins for [`WEIGHTS_FILE`]. The
+/// compiled-in manifest is read once per process (the pipeline asks for the id per question).
 pub fn model_id() -> String {
-    let sha = vidya_manifest::Manifest::bundled()
-        .ok()
-        .and_then(|m| {
-            m.model_output_sha256(MODEL_DIR, WEIGHTS_FILE)
-                .map(str::to_string)
-        })
-        .unwrap_or_default();
-    format!("{MODEL_DIR}:{}", &sha[..sha.len().min(12)])
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let sha = vidya_manifest::Manifest::bundled()
+            .ok()
+            .and_then(|m| {
+                m.model_output_sha256(MODEL_DIR, WEIGHTS_FILE)
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
+        format!("{MODEL_DIR}:{}", &sha[..sha.len().min(12)])
+    })
+    .clone()
 }
 
 /// The multilingual-e5-small embedder.
