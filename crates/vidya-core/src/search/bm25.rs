@@ -103,6 +103,15 @@ impl Mender {
                 std::thread::sleep(delay);
                 loop {
                     if let Err(e) = me.mend_once() {
+                        // Given up until the next start (or the next damaged read): asking
+                        // again at once would fail again at once, a loop that held a core
+                        // for as long as the program ran (a library folder removed or
+                        // unreadable).
+                        me.check_all.store(false, Ordering::SeqCst);
+                        me.pending
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .clear();
                         tracing::warn!(error = %e, "the word index could not be mended: it is tried again at the next start");
                     }
                     me.running.store(false, Ordering::SeqCst);

@@ -381,3 +381,33 @@ fn rows_of_unknown_books_values_of_the_wrong_type_and_foreign_tables_are_mended(
     assert_eq!(index.repaired(), ["Science".to_string()]);
     assert_same(&index, &lib);
 }
+
+#[test]
+fn a_library_removed_under_the_index_stops_the_mender_instead_of_spinning() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(dir.path()).unwrap();
+    lib.insert_book(&book("Science", 20, 3, None), || {})
+        .unwrap();
+    let index = Bm25Index::load_checked_after(&lib, std::time::Duration::from_millis(300)).unwrap();
+    drop(lib);
+    // The folder goes before the whole check starts: every attempt to open it fails.
+    std::fs::remove_dir_all(dir.path()).unwrap();
+    // Before the fix the thread asked again after each failure, at once and for ever (a core
+    // held until the program ended); now it gives up until the next start.
+    assert!(
+        index.mender().wait_idle(std::time::Duration::from_secs(20)),
+        "the mender still runs after its library was removed"
+    );
+    // And stays idle (a spinning thread is idle only for an instant between attempts).
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        assert!(
+            index.mender().wait_idle(std::time::Duration::ZERO),
+            "the mender started again with nothing asked of it"
+        );
+    }
+    // A question that then fails to read asks once more, and that attempt ends too.
+    let _ = index.search(&terms("energy"), 5, None);
+    assert!(index.mender().wait_idle(std::time::Duration::from_secs(20)));
+    assert!(index.mender().mended().is_empty());
+}
