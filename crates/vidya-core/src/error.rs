@@ -60,6 +60,9 @@ pub enum VidyaError {
         path: PathBuf,
         /// Why, with what to do.
         why: String,
+        /// What a student's device is told instead (classroom mode): no path, no fix that
+        /// only the teacher can make.
+        student: String,
     },
     /// A file or folder with nothing readable in it.
     #[error("nothing to read in {path}: {why}")]

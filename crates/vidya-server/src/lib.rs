@@ -591,7 +591,7 @@ async fn page_image(
 /// get, the reason without the file's path.
 fn page_refused_to_student(e: &VidyaError) -> Response {
     let (status, message) = match e {
-        VidyaError::NoPageImage { why, .. } => (StatusCode::NOT_FOUND, why.clone()),
+        VidyaError::NoPageImage { student, .. } => (StatusCode::NOT_FOUND, student.clone()),
         VidyaError::NoSuchBook(_) => (
             StatusCode::NOT_FOUND,
             "that book is no longer in the library: ask your teacher".to_string(),

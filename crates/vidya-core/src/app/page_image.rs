@@ -10,7 +10,10 @@ use crate::error::{Result, VidyaError};
 use crate::ingest::pdf::pdfium;
 use crate::Library;
 use pdfium_render::prelude::*;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::SystemTime;
 
 /// Default rendered width (pixels): readable in the side panel at 1366×768 and about 150 KB
 /// as PNG for a textbook page.
@@ -35,10 +38,14 @@ pub struct PageImage {
     pub highlights: usize,
 }
 
+/// What a student's device is told when the page cannot be drawn because of the book's file.
+const STUDENT_NO_PICTURE: &str = "the picture of this page cannot be shown: the quoted sentences are the page's own words (your teacher's laptop says why)";
+
 fn not_renderable(path: &Path, why: &str) -> VidyaError {
     VidyaError::NoPageImage {
         path: path.to_path_buf(),
         why: why.to_string(),
+        student: STUDENT_NO_PICTURE.to_string(),
     }
 }
 
@@ -47,8 +54,8 @@ fn not_renderable(path: &Path, why: &str) -> VidyaError {
 ///
 /// Errors: [`VidyaError::NoSuchBook`] for an unknown book; [`VidyaError::NoPageImage`] for a
 /// page the book does not have,
-/// when the book came from a text file (no page to draw) or its file was moved away since it
-/// was added; [`VidyaError::Corrupt`] when pdfium cannot open or render it.
+/// when the book came from a text file (no page to draw), or its file was moved away, changed
+/// or replaced since it was added (its sha256 differs); [`VidyaError::Corrupt`] when pdfium cannot open or render it.
 pub fn render(
     lib: &Library,
     book_id: i64,
@@ -57,16 +64,18 @@ pub fn render(
     width_px: u32,
 ) -> Result<PageImage> {
     let book = lib.book(book_id)?;
-    let rec = lib
-        .page(book_id, page)?
-        .ok_or_else(|| VidyaError::NoPageImage {
+    let rec = lib.page(book_id, page)?.ok_or_else(|| {
+        let why = format!(
+            "\"{}\" has no page {page} (its pages are numbered 0 to {})",
+            book.title,
+            book.page_count - 1
+        );
+        VidyaError::NoPageImage {
             path: book.source_path.clone().into(),
-            why: format!(
-                "\"{}\" has no page {page} (its pages are numbered 0 to {})",
-                book.title,
-                book.page_count - 1
-            ),
-        })?;
+            student: why.clone(),
+            why,
+        }
+    })?;
     let path = PathBuf::from(&rec.file_path);
     let is_pdf = path
         .extension()
@@ -81,6 +90,12 @@ pub fn render(
         return Err(not_renderable(
             &path,
             "the PDF was moved or deleted after it was added, so its page cannot be drawn; add the book again from its new place to see pages",
+        ));
+    }
+    if !same_file(&path, &rec.file_sha256) {
+        return Err(not_renderable(
+            &path,
+            "the PDF in this place was changed or replaced after it was added, so its pages no longer match the stored text and cannot be drawn; add the book again to see its pages",
         ));
     }
     let pdfium = pdfium()?;
@@ -131,6 +146,38 @@ pub fn render(
         size: (w, h),
         highlights: rects.len(),
     })
+}
+
+/// Whether the file at `path` is still the one that was added: its sha256 is `sha256`. A
+/// hash is remembered per path with the file's size and modification time, so a page after
+/// the first of the same file costs a `stat`, not a read of the whole PDF.
+fn same_file(path: &Path, sha256: &str) -> bool {
+    type Seen = HashMap<PathBuf, (u64, Option<SystemTime>, String)>;
+    static SEEN: OnceLock<Mutex<Seen>> = OnceLock::new();
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    let stamp = (meta.len(), meta.modified().ok());
+    let seen = SEEN.get_or_init(Default::default);
+    let known = seen
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(path)
+        .filter(|(len, modified, _)| (*len, *modified) == stamp)
+        .map(|(_, _, hash)| hash.clone());
+    let hash = match known {
+        Some(h) => h,
+        None => {
+            let Ok(h) = crate::native::sha256_file(path) else {
+                return false;
+            };
+            seen.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(path.to_path_buf(), (stamp.0, stamp.1, h.clone()));
+            h
+        }
+    };
+    hash.eq_ignore_ascii_case(sha256)
 }
 
 /// The search windows of `sentences`: runs of [`WINDOW_WORDS`] words (a shorter sentence is

@@ -97,6 +97,8 @@ pub struct PageRecord {
     pub file_name: String,
     /// File path.
     pub file_path: String,
+    /// sha256 of the file as it was added (hex).
+    pub file_sha256: String,
 }
 
 /// One chunk's stored BM25 terms, for building the in-memory index.
@@ -416,7 +418,7 @@ impl Library {
     pub fn page(&self, book_id: i64, ordinal: usize) -> Result<Option<PageRecord>> {
         self.conn
             .query_row(
-                "SELECT p.pdf_page, p.label, f.name, f.path FROM pages p JOIN files f ON f.id = p.file_id
+                "SELECT p.pdf_page, p.label, f.name, f.path, f.sha256 FROM pages p JOIN files f ON f.id = p.file_id
                  WHERE p.book_id = ?1 AND p.ordinal = ?2",
                 params![book_id, ordinal as i64],
                 |r| {
@@ -425,6 +427,7 @@ impl Library {
                         label: r.get(1)?,
                         file_name: r.get(2)?,
                         file_path: r.get(3)?,
+                        file_sha256: r.get(4)?,
                     })
                 },
             )
