@@ -120,10 +120,12 @@ impl Engine {
         &self.retriever
     }
 
-    /// The question cut to [`MAX_QUESTION_CHARS`]. Errors: [`VidyaError::EmptyQuestion`].
+    /// The question cut to [`MAX_QUESTION_CHARS`]. Errors: [`VidyaError::EmptyQuestion`] when
+    /// it has no letter or digit in any script (only spaces, punctuation or emoji: nothing to
+    /// search for, and nothing worth keeping as a conversation).
     pub fn clean_question(question: &str) -> Result<String> {
         let q: String = question.chars().take(MAX_QUESTION_CHARS).collect();
-        if q.trim().is_empty() {
+        if !q.chars().any(char::is_alphanumeric) {
             return Err(VidyaError::EmptyQuestion);
         }
         Ok(q)
@@ -193,5 +195,40 @@ impl Engine {
             timings_ms: timings,
             retrieval: result,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_question_needs_a_letter_or_a_digit_in_some_script() {
+        for empty in [
+            "",
+            "   ",
+            "???",
+            "!!! ...",
+            "🙏🙏",
+            "\u{200d}\u{200b}",
+            "-- ** --",
+        ] {
+            assert!(
+                matches!(
+                    Engine::clean_question(empty),
+                    Err(VidyaError::EmptyQuestion)
+                ),
+                "{empty:?}"
+            );
+        }
+        for real in ["2+2?", "why?", "प्रकाश क्या है", "ಬೆಳಕು", "ஒளி 🙏", "x"]
+        {
+            assert_eq!(Engine::clean_question(real).unwrap(), real);
+        }
+        let long = "a".repeat(MAX_QUESTION_CHARS + 5);
+        assert_eq!(
+            Engine::clean_question(&long).unwrap().chars().count(),
+            MAX_QUESTION_CHARS
+        );
     }
 }

@@ -35,7 +35,7 @@ fn empty_question_and_empty_library() {
             fixtures().join("biology2e/ch08.pdf").to_str().unwrap(),
         ],
     ));
-    for q in ["", "   ", "\n\t"] {
+    for q in ["", "   ", "\n\t", "?? 🙏 !!"] {
         let o = run(lib, &["ask", q]);
         assert_eq!(o.status.code(), Some(1));
         assert!(

@@ -93,10 +93,10 @@ fn ingest_then_ask_cites_real_printed_pages() {
 
 #[test]
 fn same_book_twice_is_not_duplicated_and_book_filter_works() {
-    let dir = tempfile::tempdir().unwrap();
+    // The sample book, ingested from this folder (once per test binary, then copied).
+    let dir = library_with_sample();
     let lib = dir.path();
     let src = fixtures().join("biology2e");
-    ok(&run(lib, &["ingest", src.to_str().unwrap()]));
     let before = counts(lib);
     let o = run(lib, &["ingest", src.to_str().unwrap()]);
     ok(&o);

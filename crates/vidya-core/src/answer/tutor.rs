@@ -139,10 +139,9 @@ impl Tutor {
     /// database errors.
     pub fn begin(&self, question: &str, opts: &TutorOptions) -> Result<Question> {
         let t0 = Instant::now();
-        // Retrieval tokenizes the question; here only an empty one is refused early.
-        if question.trim().is_empty() {
-            return Err(VidyaError::EmptyQuestion);
-        }
+        // A question with no letter or digit (spaces, punctuation, emoji) is refused before it
+        // is searched or stored as a conversation.
+        crate::engine::Engine::clean_question(question)?;
         // A pasted page is not a question: keep the first MAX_QUESTION_CHARS characters for
         // the prompt, the memory and the trace.
         let question = if question.chars().count() > crate::engine::MAX_QUESTION_CHARS {

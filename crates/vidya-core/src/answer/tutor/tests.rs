@@ -35,9 +35,9 @@ fn tutor(dir: &std::path::Path) -> Tutor {
 fn each_step_alone_without_model_files_or_a_model() {
     let dir = tempfile::tempdir().unwrap();
     let t = tutor(dir.path());
-    // begin: an empty question is refused; a real one is checked, its language found.
+    // begin: a question with no word (only punctuation and emoji) is refused; a real one is checked, its language found.
     assert!(matches!(
-        t.begin("   ", &TutorOptions::default()),
+        t.begin("  ?? 🙏 ", &TutorOptions::default()),
         Err(VidyaError::EmptyQuestion)
     ));
     let opts = TutorOptions {
