@@ -121,7 +121,9 @@ async function submit(e) {
   if (busy) return;
   const box = $('question');
   const q = box.value.trim();
-  if (!q) {
+  // Vidya refuses a first question with no letter or digit in any script (only punctuation
+  // or emoji); inside a conversation "??" asks about the last answer again.
+  if (!q || (conversation === null && !/[\p{L}\p{N}]/u.test(q))) {
     toast(t('ask.empty_question'));
     return;
   }

@@ -53,7 +53,8 @@ pub enum VidyaError {
         /// The file.
         path: PathBuf,
     },
-    /// A cited page cannot be drawn: the book came from a text file, or its PDF was moved.
+    /// A cited page cannot be drawn: the book has no such page, the book came from a text
+    /// file, or its PDF was moved, changed or replaced since it was added.
     #[error("{why} ({path})")]
     NoPageImage {
         /// The book's file.

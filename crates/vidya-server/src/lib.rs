@@ -365,9 +365,21 @@ fn is_local_host(host: &str) -> bool {
 /// rebinding; in classroom mode this machine's network addresses are its addresses too), an
 /// absolute request target (`GET http://host/… HTTP/1.1`, whose authority HTTP/1.1 puts
 /// before the `Host` header: RFC 9112 §3.2.2) naming another host, and an `Origin` that
-/// differs from the host the request is for.
+/// differs from the host the request is for. A request with two `Host` or two `Origin` lines
+/// gets 400 (RFC 9112 §3.2).
 async fn same_origin_only(State(access): State<Arc<Access>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
+    // Two Host (or Origin) lines: which one a check reads and which one a proxy or the page
+    // meant could differ. RFC 9112 §3.2: such a request gets 400.
+    if headers.get_all(header::HOST).iter().count() > 1
+        || headers.get_all(header::ORIGIN).iter().count() > 1
+    {
+        return access::refuse(
+            StatusCode::BAD_REQUEST,
+            "bad_option",
+            "a request may name its host and its origin once each: send one Host header and at most one Origin header",
+        );
+    }
     let host = headers
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
@@ -588,7 +600,8 @@ async fn page_image(
 }
 
 /// A page-image error as a student's device sees it: the kind and status the teacher would
-/// get, the reason without the file's path.
+/// get, with the engine's message for students ([`VidyaError::NoPageImage`]'s `student`: no
+/// path, no fix only the teacher can make).
 fn page_refused_to_student(e: &VidyaError) -> Response {
     let (status, message) = match e {
         VidyaError::NoPageImage { student, .. } => (StatusCode::NOT_FOUND, student.clone()),

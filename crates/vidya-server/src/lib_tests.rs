@@ -108,6 +108,27 @@ async fn a_classroom_server_starts_with_a_code_and_stops_listening() {
         200
     );
     assert_eq!(raw_status(port, &raw("/api/session")).await, 200);
+    // A second Host line after this server's own, or a second Origin, is refused.
+    let twice = |extra: &str| {
+        format!(
+            "GET /api/session HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}\r\nConnection: close\r\n\r\n"
+        )
+    };
+    assert_eq!(raw_status(port, &twice("Host: evil.example")).await, 400);
+    assert_eq!(
+        raw_status(
+            port,
+            &twice(&format!(
+                "Origin: http://127.0.0.1:{port}\r\nOrigin: http://evil.example"
+            ))
+        )
+        .await,
+        400
+    );
+    assert_eq!(
+        raw_status(port, &twice(&format!("Origin: http://127.0.0.1:{port}"))).await,
+        200
+    );
     let access = server.access().clone();
     server.stop().await;
     assert_eq!(access.code(), None, "stopping ends the class");

@@ -140,8 +140,14 @@ impl Tutor {
     pub fn begin(&self, question: &str, opts: &TutorOptions) -> Result<Question> {
         let t0 = Instant::now();
         // A question with no letter or digit (spaces, punctuation, emoji) is refused before it
-        // is searched or stored as a conversation.
-        crate::engine::Engine::clean_question(question)?;
+        // is searched or stored as a conversation; inside a conversation ("??" after an
+        // answer) it is a follow-up, made a query from the earlier turns, and only an empty
+        // one is refused.
+        if opts.conversation.is_none() {
+            crate::engine::Engine::clean_question(question)?;
+        } else if question.trim().is_empty() {
+            return Err(VidyaError::EmptyQuestion);
+        }
         // A pasted page is not a question: keep the first MAX_QUESTION_CHARS characters for
         // the prompt, the memory and the trace.
         let question = if question.chars().count() > crate::engine::MAX_QUESTION_CHARS {

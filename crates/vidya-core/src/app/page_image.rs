@@ -92,10 +92,10 @@ pub fn render(
             "the PDF was moved or deleted after it was added, so its page cannot be drawn; add the book again from its new place to see pages",
         ));
     }
-    if !same_file(&path, &rec.file_sha256) {
+    if !same_file(&path, &rec.file_sha256).map_err(|e| VidyaError::io(&path, e))? {
         return Err(not_renderable(
             &path,
-            "the PDF in this place was changed or replaced after it was added, so its pages no longer match the stored text and cannot be drawn; add the book again to see its pages",
+            "the PDF in this place was changed or replaced after it was added, so its pages no longer match the stored text and cannot be drawn: put the original file back, or choose Re-index for this book on the Library screen to read the new file",
         ));
     }
     let pdfium = pdfium()?;
@@ -149,35 +149,48 @@ pub fn render(
 }
 
 /// Whether the file at `path` is still the one that was added: its sha256 is `sha256`. A
-/// hash is remembered per path with the file's size and modification time, so a page after
-/// the first of the same file costs a `stat`, not a read of the whole PDF.
-fn same_file(path: &Path, sha256: &str) -> bool {
-    type Seen = HashMap<PathBuf, (u64, Option<SystemTime>, String)>;
+/// hash is remembered per path with the file's size and modification time (and on Unix its
+/// inode and change time, which no copy tool can set back), so a page after the first of the
+/// same file costs a `stat`, not a read of the whole PDF.
+///
+/// Errors: the file cannot be read (permissions, a disk error).
+fn same_file(path: &Path, sha256: &str) -> std::io::Result<bool> {
+    type Seen = HashMap<PathBuf, (Stamp, String)>;
     static SEEN: OnceLock<Mutex<Seen>> = OnceLock::new();
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    let stamp = (meta.len(), meta.modified().ok());
+    let stamp = stamp(&std::fs::metadata(path)?);
     let seen = SEEN.get_or_init(Default::default);
     let known = seen
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .get(path)
-        .filter(|(len, modified, _)| (*len, *modified) == stamp)
-        .map(|(_, _, hash)| hash.clone());
+        .filter(|(s, _)| *s == stamp)
+        .map(|(_, hash)| hash.clone());
     let hash = match known {
         Some(h) => h,
         None => {
-            let Ok(h) = crate::native::sha256_file(path) else {
-                return false;
-            };
+            let h = crate::native::sha256_file(path)?;
             seen.lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .insert(path.to_path_buf(), (stamp.0, stamp.1, h.clone()));
+                .insert(path.to_path_buf(), (stamp, h.clone()));
             h
         }
     };
-    hash.eq_ignore_ascii_case(sha256)
+    Ok(hash.eq_ignore_ascii_case(sha256))
+}
+
+/// What says a file is unchanged since it was hashed: size (bytes), modification time, and on
+/// Unix inode and change time (seconds, nanoseconds).
+type Stamp = (u64, Option<SystemTime>, [i64; 3]);
+
+fn stamp(meta: &std::fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    let unix = {
+        use std::os::unix::fs::MetadataExt;
+        [meta.ino() as i64, meta.ctime(), meta.ctime_nsec()]
+    };
+    #[cfg(not(unix))]
+    let unix = [0; 3];
+    (meta.len(), meta.modified().ok(), unix)
 }
 
 /// The search windows of `sentences`: runs of [`WINDOW_WORDS`] words (a shorter sentence is

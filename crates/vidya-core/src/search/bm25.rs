@@ -10,7 +10,8 @@
 //!
 //! Damage ([`crate::store::postings`] says how it is found) is mended beside the questions: a
 //! thread of the index's own ([`Mender`]) checks the whole index once after every load and
-//! indexes again, from the stored terms, each book found damaged there or by a question.
+//! indexes again, from the stored terms, each book found damaged there or by a question. An
+//! attempt that fails (the library cannot be opened) is not repeated until it is asked again.
 //! Meanwhile a damaged row is skipped: the other rows and the dense search still answer.
 
 use crate::error::Result;
@@ -102,17 +103,12 @@ impl Mender {
             .spawn(move || {
                 std::thread::sleep(delay);
                 loop {
+                    // Each attempt takes the requests made so far; a failed one is not asked
+                    // again by itself (it would fail again at once: a loop that held a core
+                    // for as long as the program ran when the library folder was removed or
+                    // unreadable). Requests made during the attempt get an attempt of their own.
                     if let Err(e) = me.mend_once() {
-                        // Given up until the next start (or the next damaged read): asking
-                        // again at once would fail again at once, a loop that held a core
-                        // for as long as the program ran (a library folder removed or
-                        // unreadable).
-                        me.check_all.store(false, Ordering::SeqCst);
-                        me.pending
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .clear();
-                        tracing::warn!(error = %e, "the word index could not be mended: it is tried again at the next start");
+                        tracing::warn!(error = %e, "the word index could not be mended: it is tried again at the next start or the next damaged read");
                     }
                     me.running.store(false, Ordering::SeqCst);
                     let more = me.check_all.load(Ordering::SeqCst)
@@ -127,13 +123,15 @@ impl Mender {
         }
     }
 
+    /// One attempt at the requests made so far (taken before anything can fail).
     fn mend_once(&self) -> Result<()> {
         let started = std::time::Instant::now();
-        let lib = Library::open_existing(&self.dir)?;
         let mut ids: BTreeSet<i64> =
             std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()));
+        let check_all = self.check_all.swap(false, Ordering::SeqCst);
+        let lib = Library::open_existing(&self.dir)?;
         let mut titles = postings::repair(&lib.conn).map_err(|e| lib.db_err(e))?;
-        if self.check_all.swap(false, Ordering::SeqCst) {
+        if check_all {
             ids.extend(postings::verify(&lib.conn).map_err(|e| lib.db_err(e))?);
         }
         let ids: Vec<i64> = ids.into_iter().collect();

@@ -115,9 +115,22 @@ fn a_follow_up_is_rewritten_without_the_model_when_it_is_off() {
     let with_model = Question {
         opts: TutorOptions {
             use_llm: true,
-            ..follow
+            ..follow.clone()
         },
         ..q
     };
     assert!(t.rewrite_needs_model(&with_model));
+    // "??" after an answer asks about it again: a follow-up made from the earlier turn, not
+    // an empty question (it is one outside a conversation).
+    let q = t.begin("??", &follow).unwrap();
+    let query = t.rewrite(&q, false);
+    assert!(
+        query.text.to_lowercase().contains("meiosis"),
+        "{}",
+        query.text
+    );
+    assert!(matches!(
+        t.begin("  ", &follow),
+        Err(VidyaError::EmptyQuestion)
+    ));
 }
