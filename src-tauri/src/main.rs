@@ -149,6 +149,8 @@ async fn ask(
                     citations: c.to_vec(),
                 });
             },
+            // The window's questions are the teacher's: never pre-empted.
+            on_restart: &mut || {},
         };
         let last = match app.ask_with(&request, &mut on_token, ctl) {
             Ok(a) => AskEvent::Answer(Box::new(a)),

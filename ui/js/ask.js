@@ -136,6 +136,7 @@ async function submit(e) {
   const stream = bubble.querySelector('.streaming');
   const mine = epoch;
   let started = false;
+  let restarted = false;
   const book = $('book-filter').value;
   const request = {
     question: q,
@@ -150,9 +151,18 @@ async function submit(e) {
   cancel.onclick = () => controller.abort();
   try {
     await api.ask(request, (event, data) => {
-      if (event === 'queued') {
+      if (event === 'restart') {
+        // Classroom mode: the teacher's question went ahead of this answer, which starts
+        // again after it; the words shown so far are taken back.
+        restarted = true;
+        started = false;
+        stream.classList.add('muted');
+        stream.textContent = t('ask.restarted');
+      } else if (event === 'queued') {
         // Classroom mode: other questions are before this one at the model.
-        stream.textContent = data.ahead > 0 ? t('ask.queued', { ahead: data.ahead }) : t('ask.thinking');
+        // After a restart, only the teacher's question is usually ahead: say why it waits.
+        stream.textContent = restarted && data.ahead <= 1 ? t('ask.restarted')
+          : data.ahead > 0 ? t('ask.queued', { ahead: data.ahead }) : t('ask.thinking');
       } else if (event === 'sources') {
         // The passages are known before the model writes (in a class, while it waits).
         if (mine === epoch) showSources(data.citations);

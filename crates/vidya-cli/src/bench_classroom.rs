@@ -10,8 +10,10 @@
 //! `error` event), conversations the server no longer lists, waiting time (from sending the
 //! question to its first token, ms: the queue plus retrieval plus the model's first token)
 //! p50/p95, answer time p50/p95, whether the model served the questions in the order they
-//! came (students whose question went to the model before an earlier one's), and the
-//! teacher's answer times. Only loopback addresses are used: nothing leaves the machine.
+//! came (students whose question went to the model before an earlier one's), one model
+//! call's time (the answers' `generate` timing), and the teacher's answer times beside it
+//! with the number of students' answers the teacher's questions pre-empted (each started again
+//! after the teacher's). Only loopback addresses are used: nothing leaves the machine.
 
 use anyhow::{bail, Result};
 use std::net::{IpAddr, Ipv4Addr};
@@ -66,6 +68,10 @@ struct Asked {
     done: Instant,
     outcome: Outcome,
     conversation: Option<i64>,
+    /// Times the teacher's question pre-empted this answer (its `restart` events).
+    restarts: usize,
+    /// The model call that wrote the answer (its `timings_ms.generate`, ms).
+    generate_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,6 +92,7 @@ fn device(ip: IpAddr) -> Result<reqwest::Client> {
 async fn ask(http: &reqwest::Client, url: &str, question: &str) -> Asked {
     let sent = Instant::now();
     let (mut first, mut outcome, mut conversation) = (None, Outcome::Lost, None);
+    let (mut restarts, mut generate_ms) = (0, None);
     let res = http
         .post(format!("{url}/api/ask"))
         // Every question goes to the model (the class's shared cache would answer repeats at
@@ -109,14 +116,22 @@ async fn ask(http: &reqwest::Client, url: &str, question: &str) -> Asked {
                         "token" => {
                             first.get_or_insert_with(Instant::now);
                         }
+                        // The words so far are void: the wait counts to the first word of
+                        // the answer the student keeps.
+                        "restart" => {
+                            restarts += 1;
+                            first = None;
+                        }
                         "answer" => {
                             first.get_or_insert_with(Instant::now);
                             outcome = Outcome::Answered;
-                            conversation = block
+                            let data = block
                                 .lines()
                                 .find_map(|l| l.strip_prefix("data: "))
                                 .and_then(|d| serde_json::from_str::<serde_json::Value>(d).ok())
-                                .and_then(|v| v["conversation_id"].as_i64());
+                                .unwrap_or_default();
+                            conversation = data["conversation_id"].as_i64();
+                            generate_ms = data["timings_ms"]["generate"].as_f64();
                             break 'read;
                         }
                         "error" => {
@@ -136,6 +151,8 @@ async fn ask(http: &reqwest::Client, url: &str, question: &str) -> Asked {
         done: Instant::now(),
         outcome,
         conversation,
+        restarts,
+        generate_ms,
     }
 }
 
@@ -348,11 +365,19 @@ fn print_figures(
         quantile(&totals, 0.95)
     ))?;
     crate::output::line(format!("served out of order: {late} of {with_first}"))?;
+    let calls: Vec<f64> = log.iter().filter_map(|(_, a)| a.generate_ms).collect();
     crate::output::line(format!(
-        "teacher's questions: {}, answer time (ms) p50 {:.0}, max {:.0}",
+        "one model call (a student's answer being written, ms): p50 {:.0}, p95 {:.0}, max {:.0}",
+        quantile(&calls, 0.5),
+        quantile(&calls, 0.95),
+        calls.iter().copied().fold(0.0, f64::max)
+    ))?;
+    crate::output::line(format!(
+        "teacher's questions: {}, answer time (ms) p50 {:.0}, max {:.0}; students' answers started again for them: {}",
         teacher_ms.len(),
         quantile(teacher_ms, 0.5),
-        teacher_ms.iter().copied().fold(0.0, f64::max)
+        teacher_ms.iter().copied().fold(0.0, f64::max),
+        log.iter().map(|(_, a)| a.restarts).sum::<usize>()
     ))?;
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! `POST /api/ask`: a question, answered as one JSON object (`"stream": false`) or as an
-//! event stream (`sources`, `queued`, `token`, then `answer` or `error`). A student's
+//! event stream (`sources`, `queued`, `token` (a student's answer pre-empted by the teacher's
+//! question: `restart`, `queued` again and the tokens from the start), then `answer` or `error`). A student's
 //! question counts against their session's limits; closing the stream, or hanging up on a
 //! `"stream": false` request, cancels the question.
 
@@ -83,6 +84,8 @@ pub async fn ask(
                     on_queue: &mut |_| {},
                     cancel: Some(cancel),
                     on_sources: &mut |_| {},
+                    // Nothing was sent yet: the answer is simply written again.
+                    on_restart: &mut || {},
                 },
             )?;
             flight.conversation = answer.conversation_id.or(flight.conversation);
@@ -131,11 +134,16 @@ pub async fn ask(
                 citations: c.to_vec(),
             }));
         };
+        let restart_tx = tx.clone();
+        let mut on_restart = move || {
+            let _ = restart_tx.send(event(&AskEvent::Restart));
+        };
         let ctl = AskControl {
             teacher,
             on_queue: &mut on_queue,
             cancel: Some(cancel),
             on_sources: &mut on_sources,
+            on_restart: &mut on_restart,
         };
         let last = match app.ask_with(&req, &mut on_token, ctl) {
             Ok(a) => {
@@ -151,6 +159,9 @@ pub async fn ask(
             }
             Err(e) => AskEvent::Error(ErrorBody::from(&e)),
         };
+        // The question ends (its conversation recorded as the student's) before the page
+        // hears of it: a page that opens the conversation at once finds it.
+        drop(flight);
         let _ = tx.send(event(&last));
     });
     Ok(sse(rx))

@@ -568,6 +568,73 @@ async fn the_class_shares_one_queue_with_places_and_the_teacher_goes_first() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_teachers_question_preempts_a_students_answer_which_starts_again_after_it() {
+    let _machine = exclusive();
+    let tmp = library_with_sample();
+    let reply = "Chlorophyll absorbs light energy from the sun for the plant [1].";
+    // About 3 s per answer: the teacher asks while Asha's is being written.
+    let ollama = TestServer::start(Behaviour {
+        default_reply: reply.into(),
+        token_delay_ms: 250,
+        ..Behaviour::default()
+    });
+    let s = classroom(tmp.path(), &ollama.url());
+    let asha = device("127.0.0.40");
+    let (st, _) = post(
+        &asha,
+        format!("{}/api/join", s.url),
+        serde_json::json!({"code": s.code, "name": "Asha"}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let res = asha
+        .post(format!("{}/api/ask", s.url))
+        .json(&serde_json::json!({"question": "what does chlorophyll absorb", "no_cache": true}))
+        .send()
+        .await
+        .unwrap();
+    let (page, mut events) = watch(res);
+    until_event(&mut events, |e, _| e == "token").await;
+    let teacher = reqwest::Client::new();
+    let (st, answer) = post(
+        &teacher,
+        format!("{}/api/ask", s.url),
+        serde_json::json!({"question": "what is chlorophyll", "stream": false, "no_cache": true}),
+    )
+    .await;
+    let teacher_done = std::time::Instant::now();
+    assert_eq!(st, 200, "{answer}");
+    assert_eq!(answer["status"], "answered", "{answer}");
+    let (seen, asha_done) = page.await.unwrap();
+    assert!(teacher_done < asha_done, "the teacher's answer came first");
+    // Asha's page was told her answer starts again, saw her place (the teacher's answer
+    // ahead), then the answer from its first word.
+    let names: Vec<&str> = seen.iter().map(|(e, _)| e.as_str()).collect();
+    let restart = names.iter().position(|e| *e == "restart");
+    let restart = restart.unwrap_or_else(|| panic!("no restart event: {names:?}"));
+    assert!(
+        names[..restart].contains(&"token"),
+        "it was being written: {names:?}"
+    );
+    assert_eq!(names[restart + 1], "queued", "{names:?}");
+    assert_eq!(seen[restart + 1].1["ahead"], 1, "{seen:?}");
+    assert_eq!(names.last(), Some(&"answer"), "{names:?}");
+    let again: String = seen[restart..]
+        .iter()
+        .filter(|(e, _)| e == "token")
+        .filter_map(|(_, d)| d["text"].as_str())
+        .collect();
+    assert_eq!(again.trim(), reply, "the whole answer, written again");
+    let done = &seen.last().unwrap().1;
+    assert_eq!(done["status"], "answered", "{done}");
+    // Her conversation holds the question once, with the answer written the second time.
+    let id = done["conversation_id"].as_i64().unwrap();
+    let (st, turns) = get(&asha, format!("{}/api/conversations/{id}", s.url)).await;
+    assert_eq!(st, 200);
+    assert_eq!(turns.as_array().map(Vec::len), Some(1), "{turns}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_teacher_pin_gives_another_device_the_teachers_routes() {
     let _machine = exclusive();

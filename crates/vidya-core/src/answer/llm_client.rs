@@ -349,15 +349,16 @@ impl OllamaClient {
     }
 
     /// Streams a chat answer for `system` + `user`, calling `on_token` with each piece.
-    /// `cancel` set to true stops it within [`CANCEL_POLL_MS`], before the first word or
-    /// while streaming (returns [`LlmError::Cancelled`]). A stream that breaks off after some
+    /// Any of the `cancel` flags set to true stops it within [`CANCEL_POLL_MS`], before the
+    /// first word or while streaming (returns [`LlmError::Cancelled`]; the caller tells which
+    /// flag it was, e.g. the student's Cancel or the teacher's question pre-empting). A stream that breaks off after some
     /// text returns `Ok` with `complete: false` and the text kept.
     pub async fn chat_stream(
         &self,
         system: &str,
         user: &str,
         on_token: &mut (dyn FnMut(&str) + Send),
-        cancel: Option<Arc<AtomicBool>>,
+        cancel: &[Arc<AtomicBool>],
     ) -> Result<Generated, LlmError> {
         let t0 = Instant::now();
         let req = self.chat_request(system, user);
@@ -376,12 +377,12 @@ impl OllamaClient {
                     timeout_err("waiting for the model", self.config.first_token_timeout_ms)
                 })?
                 .map_err(|e| self.classify(e))?,
-            _ = until_cancelled(cancel.as_deref()) => return Err(LlmError::Cancelled),
+            _ = until_cancelled(cancel) => return Err(LlmError::Cancelled),
         };
         let mut out = Generated::default();
         let mut pieces = 0usize;
         loop {
-            if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+            if any_set(cancel) {
                 return Err(LlmError::Cancelled);
             }
             let wait = if out.ttft_ms.is_none() {
@@ -391,7 +392,7 @@ impl OllamaClient {
             };
             let next = tokio::select! {
                 next = tokio::time::timeout(wait, stream.next()) => next,
-                _ = until_cancelled(cancel.as_deref()) => return Err(LlmError::Cancelled),
+                _ = until_cancelled(cancel) => return Err(LlmError::Cancelled),
             };
             let next = match next {
                 Ok(n) => n,
@@ -511,7 +512,7 @@ impl OllamaClient {
                 "You rewrite questions. Reply with one question only.",
                 prompt,
                 &mut sink,
-                None,
+                &[],
             )
             .await?;
         Ok(g.text)
@@ -542,12 +543,17 @@ fn reqwest_client(connect_timeout_ms: u64) -> reqwest::Client {
 /// How often a streaming answer checks its cancel flag (ms).
 pub const CANCEL_POLL_MS: u64 = 100;
 
-/// Resolves once `flag` is true (checked every [`CANCEL_POLL_MS`]); never without a flag.
-async fn until_cancelled(flag: Option<&AtomicBool>) {
-    let Some(flag) = flag else {
+fn any_set(flags: &[Arc<AtomicBool>]) -> bool {
+    flags.iter().any(|f| f.load(Ordering::Relaxed))
+}
+
+/// Resolves once any of `flags` is true (checked every [`CANCEL_POLL_MS`]); never without a
+/// flag.
+async fn until_cancelled(flags: &[Arc<AtomicBool>]) {
+    if flags.is_empty() {
         return std::future::pending().await;
-    };
-    while !flag.load(Ordering::Relaxed) {
+    }
+    while !any_set(flags) {
         tokio::time::sleep(Duration::from_millis(CANCEL_POLL_MS)).await;
     }
 }

@@ -185,6 +185,15 @@ pub enum Step {
     NeedsModel(Box<Draft>),
 }
 
+/// What [`super::Tutor::generate_unless_preempted`] leaves.
+#[derive(Debug)]
+pub enum Generation {
+    /// Finished, stored and traced (the model's answer, or the extractive one with a note).
+    Answered(Box<TutorAnswer>),
+    /// The teacher's question pre-empted the model: the draft, to generate again.
+    Preempted(Box<Draft>),
+}
+
 /// A turn retrieved and waiting for the model: the extractive answer and its passages.
 #[derive(Debug)]
 pub struct Draft {

@@ -15,13 +15,13 @@ use crate::error::{Result, VidyaError};
 use crate::store::Turn;
 use crate::text::{estimate_tokens, Tokenizer};
 use sha2::{Digest, Sha256};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 pub use super::turn::{
-    AskResponseData, Draft, LlmProblem, Query, Question, Step, TutorAnswer, TutorOptions,
-    WHOLE_PAGES_TOKENS,
+    AskResponseData, Draft, Generation, LlmProblem, Query, Question, Step, TutorAnswer,
+    TutorOptions, WHOLE_PAGES_TOKENS,
 };
 
 /// The tutor: the engine plus the answer model's settings.
@@ -336,12 +336,38 @@ impl Tutor {
         on_token: &mut (dyn FnMut(&str) + Send),
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<TutorAnswer> {
+        match self.generate_unless_preempted(d, on_token, cancel, None)? {
+            Generation::Answered(a) => Ok(*a),
+            Generation::Preempted(_) => unreachable!("nothing can pre-empt it without a flag"),
+        }
+    }
+
+    /// [`Tutor::generate`] for a student's question in a class: `preempt` set to true (by the
+    /// model's queue, when the teacher asks: [`crate::app::queue::Turn::preempted`]) stops
+    /// the model within [`super::llm_client::CANCEL_POLL_MS`] and gives the draft back, to be
+    /// generated again from the start when the question's turn comes again. The text streamed
+    /// so far is thrown away; nothing is stored or cached. Errors: as [`Tutor::generate`].
+    pub fn generate_unless_preempted(
+        &self,
+        d: Draft,
+        on_token: &mut (dyn FnMut(&str) + Send),
+        cancel: Option<Arc<AtomicBool>>,
+        preempt: Option<Arc<AtomicBool>>,
+    ) -> Result<Generation> {
+        let preempted = || preempt.as_ref().is_some_and(|p| p.load(Ordering::SeqCst));
+        if preempted() {
+            let mut d = d;
+            let restarts = d.trace["preempted"].as_u64().unwrap_or(0) + 1;
+            d.trace["preempted"] = restarts.into();
+            return Ok(Generation::Preempted(Box::new(d)));
+        }
         let Draft {
             q,
             mut answer,
             mut trace,
             cache_key,
         } = d;
+        let stop: Vec<Arc<AtomicBool>> = cancel.iter().chain(preempt.iter()).cloned().collect();
         let lang = q.lang;
         let client = OllamaClient::new(self.llm.clone());
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -386,10 +412,23 @@ impl Tutor {
                 let result = runtime.block_on(async {
                     client.check_model().await?;
                     client
-                        .chat_stream(&p.system, &p.user, on_token, cancel)
+                        .chat_stream(&p.system, &p.user, on_token, &stop)
                         .await
                 });
                 answer.base.timings_ms.insert("generate".into(), ms(t));
+                let cancelled = cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst));
+                if matches!(result, Err(LlmError::Cancelled)) && preempted() && !cancelled {
+                    let restarts = trace["preempted"].as_u64().unwrap_or(0) + 1;
+                    trace["preempted"] = restarts.into();
+                    // The call that counts is the one that writes the answer kept.
+                    answer.base.timings_ms.remove("generate");
+                    return Ok(Generation::Preempted(Box::new(Draft {
+                        q,
+                        answer,
+                        trace,
+                        cache_key,
+                    })));
+                }
                 match result {
                     Err(e) => self.fall_back(&mut answer, e),
                     Ok(g) => self.take_generation(
@@ -413,7 +452,9 @@ impl Tutor {
                 }
             }
         }
-        self.finish(&q, answer, trace)
+        Ok(Generation::Answered(Box::new(
+            self.finish(&q, answer, trace)?,
+        )))
     }
 
     /// The model's text checked and grounded into `answer`: its status, text and note.

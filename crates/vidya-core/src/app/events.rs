@@ -56,6 +56,10 @@ pub enum AskEvent {
         /// The citations, as in the answer's `citations`.
         citations: Vec<Citation>,
     },
+    /// The teacher's question pre-empted this (a student's) answer: the text streamed so far
+    /// is void; `queued` events follow while it waits again (none when the model is free by
+    /// then), then the answer's tokens from its start. Sent as `data: null`.
+    Restart,
     /// Text the model just wrote.
     Token {
         /// The new text.

@@ -22,7 +22,7 @@ pub use events::{AskEvent, ErrorBody, IngestEvent, IngestProgress};
 pub use settings::{BudgetPreset, Settings, LANGUAGE_CHOICES};
 
 use crate::answer::prompt::Mode;
-use crate::answer::tutor::Step;
+use crate::answer::tutor::{Draft, Generation, Step};
 use crate::answer::{Citation, Tutor, TutorAnswer, TutorOptions};
 use crate::embed::Embedder;
 use crate::error::{Result, VidyaError};
@@ -121,6 +121,36 @@ pub struct AskControl<'a> {
     /// Called once with the passages the model will be given, as soon as they are known
     /// (before the question waits for the model; not called for cached or gated answers).
     pub on_sources: &'a mut (dyn FnMut(&[Citation]) + Send),
+    /// Called when the teacher's question pre-empted this student's answer: the text
+    /// streamed so far is void, the question waits again (first after the teacher's, with
+    /// `on_queue` calls) and the answer streams again from its start.
+    pub on_restart: &'a mut (dyn FnMut() + Send),
+}
+
+/// The model writes `draft`'s answer in `turn`; when the teacher's question pre-empts it (a
+/// student's turn only), the student is told (`ctl.on_restart`), the question waits again,
+/// first after the teacher's ([`queue::Turn::rejoin`]), and the answer is written from the
+/// start. Errors: as [`Tutor::generate`]; [`VidyaError::Cancelled`] when cancelled while
+/// waiting again.
+fn generate_in_turn(
+    tutor: &Tutor,
+    mut draft: Draft,
+    mut turn: queue::Turn<'_>,
+    on_token: &mut (dyn FnMut(&str) + Send),
+    ctl: AskControl<'_>,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<TutorAnswer> {
+    loop {
+        let preempt = turn.preempted();
+        match tutor.generate_unless_preempted(draft, on_token, ctl.cancel.clone(), preempt)? {
+            Generation::Answered(a) => return Ok(*a),
+            Generation::Preempted(d) => {
+                draft = *d;
+                (ctl.on_restart)();
+                turn = turn.rejoin(ctl.on_queue, cancelled)?;
+            }
+        }
+    }
 }
 
 /// The app service over one library folder.
@@ -356,6 +386,7 @@ impl App {
                 on_queue: &mut |_| {},
                 cancel: None,
                 on_sources: &mut |_| {},
+                on_restart: &mut || {},
             },
         )
     }
@@ -392,7 +423,7 @@ impl App {
         }
         let q = tutor.begin(&req.question, &opts)?;
         if tutor.rewrite_needs_model(&q) {
-            let _turn = self
+            let turn = self
                 .queue
                 .wait_turn(arrival, ctl.teacher, ctl.on_queue, &cancelled)?;
             let query = tutor.rewrite(&q, true);
@@ -400,7 +431,7 @@ impl App {
                 Step::Answered(a) => Ok(*a),
                 Step::NeedsModel(d) => {
                     (ctl.on_sources)(d.citations());
-                    tutor.generate(*d, on_token, ctl.cancel)
+                    generate_in_turn(&tutor, *d, turn, on_token, ctl, &cancelled)
                 }
             };
         }
@@ -413,10 +444,10 @@ impl App {
             return Err(VidyaError::Cancelled);
         }
         (ctl.on_sources)(draft.citations());
-        let _turn = self
+        let turn = self
             .queue
             .wait_turn(arrival, ctl.teacher, ctl.on_queue, &cancelled)?;
-        tutor.generate(*draft, on_token, ctl.cancel)
+        generate_in_turn(&tutor, *draft, turn, on_token, ctl, &cancelled)
     }
 
     /// A tutor of this question's own over the shared indexes (built on first use, rebuilt

@@ -1,6 +1,10 @@
 //! One queue for the answer model: questions are answered one at a time, in the order they
-//! came, the teacher's own ahead of the students' (so the teacher's window answers within one
-//! model call's time even while a class asks). A question takes its place in that order when
+//! came, the teacher's own ahead of the students'. The teacher's question also pre-empts a
+//! student's answer in progress ([`Turn::preempted`]): that answer stops, the teacher's is
+//! written, and the student's starts again first in line ([`Turn::rejoin`]), so the
+//! teacher's window answers within one model call's time even while a class asks (on a
+//! 2-core laptop two answers at once each run at half speed, so waiting for the student's
+//! answer to end, or running both, takes up to two calls' time). A question takes its place in that order when
 //! it arrives ([`AskQueue::arrive`]), before its passages are retrieved, so a question whose
 //! retrieval took longer is not overtaken by one that came after it. Each waiting question learns how many are
 //! ahead of it, and can leave the queue (the student cancelled or closed the page).
@@ -11,7 +15,8 @@
 
 use crate::error::{Result, VidyaError};
 use std::collections::VecDeque;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// The most questions that may wait at once (a class of 60, one question each).
@@ -26,6 +31,9 @@ struct State {
     /// Waiting tickets in serving order: `(ticket, teacher)`.
     waiting: VecDeque<(u64, bool)>,
     busy: bool,
+    /// The pre-emption flag of the student's answer in progress (`None` while the teacher's
+    /// is, or none is).
+    running_student: Option<Arc<AtomicBool>>,
 }
 
 /// The queue (one per [`super::App`]).
@@ -39,15 +47,59 @@ pub struct AskQueue {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Arrival(u64);
 
-/// A question's turn with the model; the next question's turn starts when it is dropped.
+/// A question's turn with the model; the next question's turn starts when it is dropped, or
+/// when a pre-empted student's turn is given up with [`Turn::rejoin`].
 #[derive(Debug)]
 pub struct Turn<'a> {
     queue: &'a AskQueue,
+    ticket: u64,
+    preempt: Option<Arc<AtomicBool>>,
+    released: bool,
+}
+
+impl<'a> Turn<'a> {
+    /// For a student's turn, the flag the queue sets when the teacher's question arrives:
+    /// the model call should stop, and the question [`Turn::rejoin`] the queue. `None` for
+    /// the teacher's turn (never pre-empted).
+    pub fn preempted(&self) -> Option<Arc<AtomicBool>> {
+        self.preempt.clone()
+    }
+
+    /// Gives the model to the teacher's question that pre-empted this student's turn and
+    /// waits for the turn again, in the same step (no question can slip in between): the
+    /// question keeps its place by arrival, so it goes first after the teacher's, and it is
+    /// never refused as the queue is full. `on_ahead` and `cancelled` as
+    /// [`AskQueue::wait_turn`].
+    ///
+    /// Errors: [`VidyaError::Cancelled`] when `cancelled` said so while waiting.
+    pub fn rejoin(
+        mut self,
+        on_ahead: &mut dyn FnMut(usize),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Turn<'a>> {
+        let (queue, ticket) = (self.queue, self.ticket);
+        // Given up below, in the same step as the question rejoins: dropping it must not
+        // release the model on its own.
+        self.released = true;
+        drop(self);
+        let mut st = queue.lock();
+        AskQueue::enqueue(&mut st, ticket, false);
+        st.busy = false;
+        st.running_student = None;
+        queue.turn.notify_all();
+        queue.wait_in_line(st, ticket, false, on_ahead, cancelled)
+    }
 }
 
 impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        self.queue.lock().busy = false;
+        if self.released {
+            return;
+        }
+        let mut st = self.queue.lock();
+        st.busy = false;
+        st.running_student = None;
+        drop(st);
         self.queue.turn.notify_all();
     }
 }
@@ -79,6 +131,8 @@ impl AskQueue {
     /// Errors: [`VidyaError::Busy`] when [`MAX_WAITING`] questions wait already (never for
     /// the teacher's);
     /// [`VidyaError::Cancelled`] when `cancelled` said so (the question left the queue).
+    /// The teacher's question sets the [`Turn::preempted`] flag of a student's answer in
+    /// progress as it starts waiting.
     pub fn wait_turn(
         &self,
         arrival: Arrival,
@@ -94,7 +148,18 @@ impl AskQueue {
                 st.waiting.len()
             )));
         }
-        let ticket = arrival.0;
+        Self::enqueue(&mut st, arrival.0, teacher);
+        if teacher {
+            if let Some(student) = &st.running_student {
+                student.store(true, Ordering::SeqCst);
+            }
+        }
+        self.wait_in_line(st, arrival.0, teacher, on_ahead, cancelled)
+    }
+
+    /// Puts `ticket` in its place: a teacher's after earlier teachers' questions, ahead of
+    /// every student's; a student's after every earlier question.
+    fn enqueue(st: &mut State, ticket: u64, teacher: bool) {
         let at = st
             .waiting
             .iter()
@@ -107,8 +172,26 @@ impl AskQueue {
             })
             .unwrap_or(st.waiting.len());
         st.waiting.insert(at, (ticket, teacher));
+    }
+
+    fn wait_in_line<'q>(
+        &'q self,
+        mut st: MutexGuard<'q, State>,
+        ticket: u64,
+        teacher: bool,
+        on_ahead: &mut dyn FnMut(usize),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Turn<'q>> {
         let mut last = None;
         loop {
+            // Checked before the turn is taken: a question cancelled while it waited
+            // never reaches the model.
+            if cancelled() {
+                st.waiting.retain(|(t, _)| *t != ticket);
+                drop(st);
+                self.turn.notify_all();
+                return Err(VidyaError::Cancelled);
+            }
             let pos = st
                 .waiting
                 .iter()
@@ -117,7 +200,14 @@ impl AskQueue {
             if !st.busy && pos == 0 {
                 st.waiting.pop_front();
                 st.busy = true;
-                return Ok(Turn { queue: self });
+                let preempt = (!teacher).then(|| Arc::new(AtomicBool::new(false)));
+                st.running_student = preempt.clone();
+                return Ok(Turn {
+                    queue: self,
+                    ticket,
+                    preempt,
+                    released: false,
+                });
             }
             let ahead = pos + st.busy as usize;
             if last != Some(ahead) {
@@ -126,12 +216,6 @@ impl AskQueue {
                 on_ahead(ahead);
                 st = self.lock();
                 continue;
-            }
-            if cancelled() {
-                st.waiting.retain(|(t, _)| *t != ticket);
-                drop(st);
-                self.turn.notify_all();
-                return Err(VidyaError::Cancelled);
             }
             st = self
                 .turn
@@ -212,6 +296,17 @@ mod tests {
     }
 
     #[test]
+    fn a_question_cancelled_before_its_turn_never_gets_it() {
+        let q = AskQueue::default();
+        // The model is free, but the student closed the page already.
+        let r = q.wait_turn(q.arrive(), false, &mut |_| {}, &|| true);
+        assert!(matches!(r, Err(VidyaError::Cancelled)));
+        assert_eq!(q.waiting(), 0);
+        let next = q.wait_turn(q.arrive(), false, &mut |_| {}, &|| false);
+        assert!(next.is_ok(), "the model stays free for the next question");
+    }
+
+    #[test]
     fn a_question_that_arrived_first_goes_first_however_long_its_retrieval_took() {
         let q = Arc::new(AskQueue::default());
         let busy = q
@@ -238,5 +333,65 @@ mod tests {
             h.join().unwrap();
         }
         assert_eq!(*order.lock().unwrap(), ["slow", "quick"]);
+    }
+
+    #[test]
+    fn the_teachers_question_preempts_a_students_answer_which_then_goes_first() {
+        let q = Arc::new(AskQueue::default());
+        let turn = q
+            .wait_turn(q.arrive(), false, &mut |_| {}, &|| false)
+            .unwrap();
+        let preempted = turn
+            .preempted()
+            .expect("a student's turn can be pre-empted");
+        // Another student waits behind the answer in progress.
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let later = {
+            let (queue, order) = (q.clone(), order.clone());
+            let arrival = q.arrive();
+            std::thread::spawn(move || {
+                let _t = queue
+                    .wait_turn(arrival, false, &mut |_| {}, &|| false)
+                    .unwrap();
+                order.lock().unwrap().push("later student");
+            })
+        };
+        while q.waiting() < 1 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(
+            !preempted.load(Ordering::SeqCst),
+            "students do not pre-empt"
+        );
+        let teacher = {
+            let (queue, order) = (q.clone(), order.clone());
+            std::thread::spawn(move || {
+                let t = queue
+                    .wait_turn(queue.arrive(), true, &mut |_| {}, &|| false)
+                    .unwrap();
+                assert!(t.preempted().is_none(), "the teacher is never pre-empted");
+                order.lock().unwrap().push("teacher");
+            })
+        };
+        while !preempted.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // The pre-empted student stops and waits again, with the queue full meanwhile: it is
+        // not refused, and it goes ahead of the student who came later.
+        q.lock()
+            .waiting
+            .extend((1000..1000 + MAX_WAITING as u64).map(|t| (t, false)));
+        let mut seen = Vec::new();
+        let t = turn.rejoin(&mut |n| seen.push(n), &|| false).unwrap();
+        assert!(t.preempted().is_some_and(|p| !p.load(Ordering::SeqCst)));
+        order.lock().unwrap().push("pre-empted student");
+        drop(t);
+        teacher.join().unwrap();
+        later.join().unwrap();
+        assert_eq!(
+            *order.lock().unwrap(),
+            ["teacher", "pre-empted student", "later student"]
+        );
+        assert!(seen.first().is_some_and(|&n| n >= 1), "{seen:?}");
     }
 }

@@ -31,7 +31,7 @@ fn streams_every_token_in_order() {
     let c = client(&server, |_| {});
     let mut pieces = Vec::new();
     let g = rt()
-        .block_on(c.chat_stream("system", "user", &mut |t| pieces.push(t.to_string()), None))
+        .block_on(c.chat_stream("system", "user", &mut |t| pieces.push(t.to_string()), &[]))
         .unwrap();
     assert!(g.complete);
     assert_eq!(g.text, "Plants make food from light [1].");
@@ -51,7 +51,7 @@ fn a_slow_first_token_times_out_with_a_clear_message() {
     });
     let c = client(&server, |cfg| cfg.first_token_timeout_ms = 300);
     let e = rt()
-        .block_on(c.chat_stream("s", "u", &mut |_| {}, None))
+        .block_on(c.chat_stream("s", "u", &mut |_| {}, &[]))
         .unwrap_err();
     assert!(matches!(e, LlmError::Timeout { .. }), "{e:?}");
     assert!(e.to_string().contains("smaller model"), "{e}");
@@ -62,7 +62,7 @@ fn a_slow_first_token_times_out_with_a_clear_message() {
         ..Behaviour::default()
     });
     let g = rt()
-        .block_on(c.chat_stream("s", "u", &mut |_| {}, None))
+        .block_on(c.chat_stream("s", "u", &mut |_| {}, &[]))
         .unwrap();
     assert!(g.ttft_ms.unwrap() >= 300.0, "{:?}", g.ttft_ms);
 }
@@ -86,7 +86,7 @@ fn cancellation_stops_the_stream() {
                 seen += 1;
                 flag.store(true, Ordering::SeqCst);
             },
-            Some(cancel),
+            &[cancel],
         ))
         .unwrap_err();
     assert!(matches!(e, LlmError::Cancelled));
@@ -108,7 +108,7 @@ fn missing_model_names_the_pull_command() {
     );
     // Asking anyway gets Ollama's 404, also reported as a missing model.
     let e = rt()
-        .block_on(c.chat_stream("s", "u", &mut |_| {}, None))
+        .block_on(c.chat_stream("s", "u", &mut |_| {}, &[]))
         .unwrap_err();
     assert!(matches!(e, LlmError::ModelMissing { .. }), "{e:?}");
 }
