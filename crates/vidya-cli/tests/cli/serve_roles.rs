@@ -85,6 +85,19 @@ fn device(ip: &str) -> reqwest::Client {
         .unwrap()
 }
 
+/// A device at `ip` that joined the class as `name` (its session cookie kept).
+async fn joined(ip: &str, s: &Served, name: &str) -> reqwest::Client {
+    let d = device(ip);
+    let (st, body) = post(
+        &d,
+        format!("{}/api/join", s.url),
+        serde_json::json!({"code": s.code, "name": name}),
+    )
+    .await;
+    assert_eq!(st, 200, "{body}");
+    d
+}
+
 async fn send(http: &reqwest::Client, method: &str, url: &str, body: &str) -> u16 {
     let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
     let mut req = http.request(m, url);
@@ -254,16 +267,8 @@ async fn students_see_only_their_own_conversations_and_the_class_can_end() {
         ..Behaviour::default()
     });
     let s = classroom(tmp.path(), &ollama.url());
-    let (asha, ravi) = (device("127.0.0.5"), device("127.0.0.6"));
-    for (d, name) in [(&asha, "Asha"), (&ravi, "Ravi")] {
-        let (st, _) = post(
-            d,
-            format!("{}/api/join", s.url),
-            serde_json::json!({"code": s.code, "name": name}),
-        )
-        .await;
-        assert_eq!(st, 200);
-    }
+    let asha = joined("127.0.0.5", &s, "Asha").await;
+    let ravi = joined("127.0.0.6", &s, "Ravi").await;
     let (st, a) = post(
         &asha,
         format!("{}/api/ask", s.url),
@@ -489,15 +494,7 @@ async fn the_class_shares_one_queue_with_places_and_the_teacher_goes_first() {
     let s = classroom(tmp.path(), &ollama.url());
     let mut students = Vec::new();
     for (i, name) in ["Asha", "Ravi", "Meena"].iter().enumerate() {
-        let d = device(&format!("127.0.0.{}", 20 + i));
-        let (st, _) = post(
-            &d,
-            format!("{}/api/join", s.url),
-            serde_json::json!({"code": s.code, "name": name}),
-        )
-        .await;
-        assert_eq!(st, 200);
-        students.push(d);
+        students.push(joined(&format!("127.0.0.{}", 20 + i), &s, name).await);
     }
     let ask = |d: &reqwest::Client, q: &str| {
         d.post(format!("{}/api/ask", s.url))
@@ -581,14 +578,7 @@ async fn the_teachers_question_preempts_a_students_answer_which_starts_again_aft
         ..Behaviour::default()
     });
     let s = classroom(tmp.path(), &ollama.url());
-    let asha = device("127.0.0.40");
-    let (st, _) = post(
-        &asha,
-        format!("{}/api/join", s.url),
-        serde_json::json!({"code": s.code, "name": "Asha"}),
-    )
-    .await;
-    assert_eq!(st, 200);
+    let asha = joined("127.0.0.40", &s, "Asha").await;
     let res = asha
         .post(format!("{}/api/ask", s.url))
         .json(&serde_json::json!({"question": "what does chlorophyll absorb", "no_cache": true}))
@@ -741,14 +731,7 @@ async fn a_question_without_a_stream_stops_when_its_device_hangs_up() {
         ..Behaviour::default()
     });
     let s = classroom(tmp.path(), &ollama.url());
-    let d = device("127.0.0.50");
-    let (st, _) = post(
-        &d,
-        format!("{}/api/join", s.url),
-        serde_json::json!({"code": s.code, "name": "Asha"}),
-    )
-    .await;
-    assert_eq!(st, 200);
+    let d = joined("127.0.0.50", &s, "Asha").await;
     let hung_up = d
         .post(format!("{}/api/ask", s.url))
         .json(&serde_json::json!({"question": "what does chlorophyll absorb", "stream": false, "no_cache": true}))
@@ -853,14 +836,7 @@ async fn hanging_up_before_the_models_first_word_frees_the_device_at_once() {
         ..Behaviour::default()
     });
     let s = classroom(tmp.path(), &ollama.url());
-    let d = device("127.0.0.51");
-    let (st, _) = post(
-        &d,
-        format!("{}/api/join", s.url),
-        serde_json::json!({"code": s.code, "name": "Ravi"}),
-    )
-    .await;
-    assert_eq!(st, 200);
+    let d = joined("127.0.0.51", &s, "Ravi").await;
     for stream in [false, true] {
         let asked = d
             .post(format!("{}/api/ask", s.url))

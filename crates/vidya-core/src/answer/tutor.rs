@@ -357,8 +357,7 @@ impl Tutor {
         let preempted = || preempt.as_ref().is_some_and(|p| p.load(Ordering::SeqCst));
         if preempted() {
             let mut d = d;
-            let restarts = d.trace["preempted"].as_u64().unwrap_or(0) + 1;
-            d.trace["preempted"] = restarts.into();
+            count_preemption(&mut d.trace);
             return Ok(Generation::Preempted(Box::new(d)));
         }
         let Draft {
@@ -418,8 +417,7 @@ impl Tutor {
                 answer.base.timings_ms.insert("generate".into(), ms(t));
                 let cancelled = cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst));
                 if matches!(result, Err(LlmError::Cancelled)) && preempted() && !cancelled {
-                    let restarts = trace["preempted"].as_u64().unwrap_or(0) + 1;
-                    trace["preempted"] = restarts.into();
+                    count_preemption(&mut trace);
                     // The call that counts is the one that writes the answer kept.
                     answer.base.timings_ms.remove("generate");
                     return Ok(Generation::Preempted(Box::new(Draft {
@@ -702,6 +700,12 @@ impl Tutor {
         }
         Ok(answer)
     }
+}
+
+/// Counts one more pre-emption of this turn in its trace (`preempted`, a count).
+fn count_preemption(trace: &mut serde_json::Value) {
+    let restarts = trace["preempted"].as_u64().unwrap_or(0) + 1;
+    trace["preempted"] = restarts.into();
 }
 
 #[cfg(test)]
