@@ -561,7 +561,7 @@ fn answer_eval_judges_phrases_and_cited_pages() {
             "\n",
             r#"{"question": "Where does the Calvin cycle take place?", "answers": ["stroma"], "source": {"pdf_file": "pdf/ch08.pdf", "pdf_pages": [1, 14]}}"#,
             "\n",
-            r#"{"question": "Explain everything about cells.", "answers": ["a very long expected answer that keyword matching cannot judge well at all"], "source": {"pdf_file": "pdf/ch08.pdf", "pdf_pages": [1, 14]}}"#,
+            r#"{"question": "Who won the cricket world cup final in Mumbai?", "answers": ["a very long expected answer that keyword matching cannot judge well at all"], "source": {"pdf_file": "pdf/ch08.pdf", "pdf_pages": [1, 14]}}"#,
             "\n"
         ),
     )
@@ -582,9 +582,8 @@ fn answer_eval_judges_phrases_and_cited_pages() {
     // Every question is asked; the long expected answer only has no must-mention phrase. The
     // scripted reply ("thylakoid membrane") is supported by the first question's sources only:
     // for the Calvin cycle nothing the model wrote is in its sources, so the student gets the
-    // textbook's sentences (which name the stroma) instead. "Explain everything about cells"
-    // matches no page of the photosynthesis chapters well and is stopped by the gate (no model
-    // call, no citation).
+    // textbook's sentences (which name the stroma) instead. The cricket question matches no
+    // page of the biology chapters and is stopped by the gate (no model call, no citation).
     let all = &r["overall"];
     assert_eq!(all["n"], 3, "{r:#}");
     assert_eq!(r["skipped"], 0);

@@ -76,11 +76,11 @@ impl GateModel {
     /// Fitted on the dev split of `tests/eval` by `tests/eval/fit_gate.py`.
     pub const FITTED: GateModel = GateModel {
         weights: [
-            33.4303, 33.7611, 2.19711, -2.9652, 2.09097, 42.2419, 2.32902, 5.96252, -59.8914,
+            15.3643, 53.1644, 2.56081, -2.32642, 2.05942, 63.7736, 1.2792, 11.0668, -53.2267,
         ],
-        bias: -14.4819,
-        threshold: 0.282614,
-        threshold_indic: 0.177169,
+        bias: -26.5184,
+        threshold: 0.119695,
+        threshold_indic: 0.359265,
     };
 
     /// The probability that the question is answerable.

@@ -181,26 +181,12 @@ pub fn score_sentences(chunks: &[ChunkRecord], scorer: &Scorer<'_>) -> Result<Ve
                         .map(|v| v.iter().map(|v| cosine(query, v)).collect())
                 })
                 .collect();
-            let missing: Vec<&str> = scores
-                .iter()
-                .zip(&sentences)
-                .filter(|(sc, _)| sc.is_none())
-                .flat_map(|(_, s)| s.iter().map(|x| x.text.as_str()))
-                .collect();
-            if !missing.is_empty() {
-                let mut vectors = embedder
-                    .embed_passages_batched(&missing, &mut |_, _| {}, &|| true)?
-                    .into_iter();
-                for (sc, s) in scores.iter_mut().zip(&sentences) {
-                    if sc.is_none() {
-                        *sc = Some(
-                            vectors
-                                .by_ref()
-                                .take(s.len())
-                                .map(|v| cosine(query, &v))
-                                .collect(),
-                        );
-                    }
+            // Chunks stored without sentence vectors: embedded here as at ingest.
+            let mut chunker = crate::ingest::reindex::ChunkEmbedder::new(embedder);
+            for ((sc, s), c) in scores.iter_mut().zip(&sentences).zip(chunks) {
+                if sc.is_none() {
+                    let (_, vectors) = chunker.embed(&c.context, &c.text, s)?;
+                    *sc = Some(vectors.iter().map(|v| cosine(query, v)).collect());
                 }
             }
             Ok(scores.into_iter().map(Option::unwrap_or_default).collect())

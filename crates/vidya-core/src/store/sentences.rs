@@ -102,23 +102,6 @@ impl Library {
         }
         tx.commit().map_err(err)
     }
-
-    /// Chunks that have no sentence vectors from `model`, as `(id, text)` in id order.
-    pub fn chunks_without_sentence_vectors(&self, model: &str) -> Result<Vec<(i64, String)>> {
-        let mut st = self
-            .conn
-            .prepare(
-                "SELECT c.id, c.text FROM chunks c
-                 LEFT JOIN sentence_vectors v ON v.chunk_id = c.id AND v.model = ?1
-                 WHERE v.chunk_id IS NULL ORDER BY c.id",
-            )
-            .map_err(|e| self.db_err(e))?;
-        let rows = st
-            .query_map([model], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| self.db_err(e))?;
-        rows.collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| self.db_err(e))
-    }
 }
 
 #[cfg(test)]

@@ -43,6 +43,21 @@ pub fn centroid<'a>(vectors: impl IntoIterator<Item = &'a [f32]>) -> Option<Vec<
     })
 }
 
+/// A stored chunk that lacks vectors from a model ([`Library::chunks_to_embed`]).
+#[derive(Debug, Clone)]
+pub struct ChunkToEmbed {
+    /// Chunk id.
+    pub id: i64,
+    /// Its text.
+    pub text: String,
+    /// Its section (empty when unknown).
+    pub context: String,
+    /// It has no chunk vector from the model.
+    pub lacks_vector: bool,
+    /// It has no sentence vectors from the model.
+    pub lacks_sentences: bool,
+}
+
 /// Where a chunk sits: its book and chapter, and what kind of text it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkLocation {
@@ -94,24 +109,26 @@ impl Library {
             .map_err(|e| self.db_err(e))
     }
 
-    /// Chunks that have no vector from `model`, as `(id, text the embedder reads)` in id
-    /// order (the text with its section, [`crate::ingest::chunk::indexed_text`]).
-    pub fn chunks_without_vectors(&self, model: &str) -> Result<Vec<(i64, String)>> {
+    /// Chunks lacking their vector or their sentence vectors from `model`, in id order.
+    pub fn chunks_to_embed(&self, model: &str) -> Result<Vec<ChunkToEmbed>> {
         let mut st = self
             .conn
             .prepare(
-                "SELECT c.id, c.text, c.context FROM chunks c
+                "SELECT c.id, c.text, c.context, v.chunk_id IS NULL, s.chunk_id IS NULL FROM chunks c
                  LEFT JOIN chunk_vectors v ON v.chunk_id = c.id AND v.model = ?1
-                 WHERE v.chunk_id IS NULL ORDER BY c.id",
+                 LEFT JOIN sentence_vectors s ON s.chunk_id = c.id AND s.model = ?1
+                 WHERE v.chunk_id IS NULL OR s.chunk_id IS NULL ORDER BY c.id",
             )
             .map_err(|e| self.db_err(e))?;
         let rows = st
             .query_map([model], |r| {
-                let (text, context): (String, String) = (r.get(1)?, r.get(2)?);
-                Ok((
-                    r.get(0)?,
-                    crate::ingest::chunk::indexed_text(&context, &text).into_owned(),
-                ))
+                Ok(ChunkToEmbed {
+                    id: r.get(0)?,
+                    text: r.get(1)?,
+                    context: r.get(2)?,
+                    lacks_vector: r.get(3)?,
+                    lacks_sentences: r.get(4)?,
+                })
             })
             .map_err(|e| self.db_err(e))?;
         rows.collect::<std::result::Result<Vec<_>, _>>()
