@@ -107,10 +107,6 @@ impl Embedder {
                 ..Default::default()
             }))
             .map_err(|e| missing(format!("tokenizer settings ({e})")))?;
-        tokenizer.with_padding(Some(tokenizers::PaddingParams {
-            pad_id: 1,
-            ..Default::default()
-        }));
         Ok(Self {
             session: Mutex::new(session),
             tokenizer,
@@ -178,15 +174,6 @@ impl Embedder {
             .map_err(|e| missing(format!("unexpected model output ({e})")))?;
         Ok(data.to_vec())
     }
-}
-
-/// `v` scaled to unit length (zero stays zero).
-pub fn unit(mut v: Vec<f32>) -> Vec<f32> {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm > 0.0 {
-        v.iter_mut().for_each(|x| *x /= norm);
-    }
-    v
 }
 
 /// Cosine similarity of two unit vectors (their dot product).

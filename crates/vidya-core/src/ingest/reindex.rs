@@ -175,13 +175,8 @@ impl<'a> ChunkEmbedder<'a> {
             }
             parts.push(&self.sections[context]);
         }
-        let mut sum = vec![0f32; crate::embed::DIM];
-        for p in &parts {
-            for (s, x) in sum.iter_mut().zip(p.iter()) {
-                *s += x;
-            }
-        }
-        Ok((crate::embed::unit(sum), vectors))
+        let vector = crate::store::vectors::centroid(parts).unwrap_or_default();
+        Ok((vector, vectors))
     }
 }
 

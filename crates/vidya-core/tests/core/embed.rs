@@ -5,6 +5,7 @@ use vidya_core::embed::{cosine, Embedder, DIM, MODEL_DIR, MODEL_FILE, WEIGHTS_FI
 use vidya_core::ingest::reindex::ChunkEmbedder;
 use vidya_core::onnx::model_dirs;
 use vidya_core::retrieve::prune::chunk_sentences;
+use vidya_core::store::vectors::centroid;
 
 use crate::support;
 
@@ -124,17 +125,13 @@ fn a_chunks_vector_is_the_mean_of_its_sentences_and_section_and_a_repeated_sente
         .unwrap();
     assert_eq!(s1[0], alone[0]);
     // The chunk's vector: the normalised mean of its sentences' and its section's.
-    let mut mean = vec![0f32; DIM];
-    for v in [&s1[0], &s1[1], &alone[1]] {
-        mean.iter_mut().zip(v).for_each(|(m, x)| *m += x);
-    }
-    let mean = vidya_core::embed::unit(mean);
+    let mean = centroid([&s1[0][..], &s1[1], &alone[1]]).unwrap();
     assert!(cosine(&mean, &v1) > 0.9999, "{}", cosine(&mean, &v1));
     assert!(cosine(&v1, &v2) < 0.9999, "two chunks, one vector");
     // A chunk with no section: its sentences alone.
     let (v3, s3) = ChunkEmbedder::new(&e)
         .embed("", first, &chunk_sentences(first))
         .unwrap();
-    let mean = vidya_core::embed::unit(s3[0].iter().zip(&s3[1]).map(|(a, b)| a + b).collect());
+    let mean = centroid([&s3[0][..], &s3[1]]).unwrap();
     assert!(cosine(&mean, &v3) > 0.9999);
 }
