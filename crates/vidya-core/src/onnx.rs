@@ -50,12 +50,20 @@ fn init(lib: &Path) -> std::result::Result<ort::environment::Environment, String
 ///
 /// Errors: [`VidyaError::ModelMissing`] naming the file when it is damaged or not a model.
 pub fn session(model: &Path) -> Result<ort::session::Session> {
+    session_with_threads(model, INTRA_THREADS)
+}
+
+/// Opens an ONNX model file as a session whose runs use `threads` threads (ONNX Runtime's
+/// intra-op pool; 1 runs on the calling thread).
+///
+/// Errors: as [`session`].
+pub fn session_with_threads(model: &Path, threads: usize) -> Result<ort::session::Session> {
     let env = environment()?;
     // Inputs vary in length from run to run: ONNX Runtime's memory pattern cache and CPU
     // arena would keep the largest allocation of every shape (1.4–2.2 GB resident while
     // embedding Biology 2e), so both are off and memory is returned after each run.
     ort::session::Session::builder(env)
-        .and_then(|b| b.with_intra_threads(INTRA_THREADS).map_err(Into::into))
+        .and_then(|b| b.with_intra_threads(threads.max(1)).map_err(Into::into))
         .and_then(|b| b.with_memory_pattern(false).map_err(Into::into))
         .and_then(|b| {
             b.with_execution_providers([ort::ep::CPU::default()

@@ -5,15 +5,35 @@
 //! an interrupted reindex keeps what it finished and the next run continues from there. The
 //! HNSW index is then brought up to date ([`crate::search::DenseIndex::open`]).
 
-use crate::embed::Embedder;
+use crate::embed::{EmbedPool, Embedder};
 use crate::error::{Result, VidyaError};
+use crate::retrieve::prune::{chunk_sentences, ChunkSentence};
 use crate::search::DenseIndex;
 use crate::store::{Library, NewChunk};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Chunks embedded per committed group.
 pub const REINDEX_COMMIT: usize = 256;
+
+/// Chunks whose texts are embedded together by the pool's workers; progress and cancelling
+/// are checked between such windows (about a second of work on this 2-core machine).
+pub const WINDOW: usize = 8;
+
+/// Fewest chunks for which [`embed_chunks`] and [`reindex`] open the worker sessions of
+/// [`Embedder::pool`] (opening them takes longer than embedding a few chunks).
+pub const PARALLEL_MIN_CHUNKS: usize = 32;
+
+/// A [`ChunkEmbedder`] with the worker sessions when there are at least
+/// [`PARALLEL_MIN_CHUNKS`] chunks to embed.
+fn chunk_embedder(embedder: &Embedder, chunks: usize) -> Result<ChunkEmbedder<'_>> {
+    if chunks >= PARALLEL_MIN_CHUNKS {
+        ChunkEmbedder::parallel(embedder)
+    } else {
+        Ok(ChunkEmbedder::new(embedder))
+    }
+}
 
 /// What a reindex did.
 #[derive(Debug, Clone, Serialize)]
@@ -46,25 +66,35 @@ pub fn reindex(
     }
     let todo = lib.chunks_to_embed(&model)?;
     let total = todo.len();
-    let mut chunker = ChunkEmbedder::new(embedder);
+    let mut chunker = chunk_embedder(embedder, total)?;
     let mut done = 0;
     for group in todo.chunks(REINDEX_COMMIT) {
         let keep_going = || cancel.is_none_or(|c| !c.load(Ordering::SeqCst));
         let (mut vectors, mut sentence_vectors) = (Vec::new(), Vec::new());
-        for c in group {
+        for window in group.chunks(WINDOW) {
             if !keep_going() {
                 return Err(VidyaError::Cancelled);
             }
-            let sentences = crate::retrieve::prune::chunk_sentences(&c.text);
-            let (v, s) = chunker.embed(&c.context, &c.text, &sentences)?;
-            if c.lacks_vector {
-                vectors.push((c.id, v));
+            let sentences: Vec<_> = window.iter().map(|c| chunk_sentences(&c.text)).collect();
+            let parts: Vec<_> = window
+                .iter()
+                .zip(&sentences)
+                .map(|(c, s)| ChunkParts {
+                    context: &c.context,
+                    text: &c.text,
+                    sentences: s,
+                })
+                .collect();
+            for (c, (v, s)) in window.iter().zip(chunker.embed_group(&parts)?) {
+                if c.lacks_vector {
+                    vectors.push((c.id, v));
+                }
+                if c.lacks_sentences {
+                    sentence_vectors.push((c.id, s));
+                }
+                done += 1;
+                on_progress(done, total);
             }
-            if c.lacks_sentences {
-                sentence_vectors.push((c.id, s));
-            }
-            done += 1;
-            on_progress(done, total);
         }
         lib.put_chunk_vectors(&model, &vectors)?;
         lib.put_sentence_vectors(&model, &sentence_vectors)?;
@@ -91,18 +121,56 @@ pub fn embed_chunks(
     keep_going: &dyn Fn() -> bool,
 ) -> Result<()> {
     let total = chunks.len();
-    let mut e = ChunkEmbedder::new(embedder);
-    for (done, c) in chunks.iter_mut().enumerate() {
+    let mut e = chunk_embedder(embedder, total)?;
+    let mut done = 0;
+    for window in chunks.chunks_mut(WINDOW) {
         if !keep_going() {
             return Err(VidyaError::Cancelled);
         }
-        let sentences = crate::retrieve::prune::chunk_sentences(&c.text);
-        let (vector, sentence_vectors) = e.embed(&c.context, &c.text, &sentences)?;
-        c.vector = Some(vector);
-        c.sentence_vectors = Some(sentence_vectors);
-        on_progress(done + 1, total);
+        let sentences: Vec<_> = window.iter().map(|c| chunk_sentences(&c.text)).collect();
+        let parts: Vec<_> = window
+            .iter()
+            .zip(&sentences)
+            .map(|(c, s)| ChunkParts {
+                context: &c.context,
+                text: &c.text,
+                sentences: s,
+            })
+            .collect();
+        let embedded = e.embed_group(&parts)?;
+        for (c, (vector, sentence_vectors)) in window.iter_mut().zip(embedded) {
+            c.vector = Some(vector);
+            c.sentence_vectors = Some(sentence_vectors);
+            done += 1;
+            on_progress(done, total);
+        }
     }
     Ok(())
+}
+
+/// The texts a chunk's vectors are made of: its sentences (or its whole text when it has
+/// none), and its section title when it has one.
+fn texts_of<'t>(c: &ChunkParts<'t>) -> (Vec<&'t str>, Option<&'t str>) {
+    let own = if c.sentences.is_empty() {
+        vec![c.text]
+    } else {
+        c.sentences.iter().map(|s| s.text.as_str()).collect()
+    };
+    (own, (!c.context.is_empty()).then_some(c.context))
+}
+
+/// A chunk's unit vector and one unit vector per sentence ([`crate::embed::DIM`] floats each).
+pub type ChunkVectors = (Vec<f32>, Vec<Vec<f32>>);
+
+/// What [`ChunkEmbedder::embed_group`] needs of one chunk.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkParts<'t> {
+    /// Its section title (may be empty).
+    pub context: &'t str,
+    /// Its text (embedded whole only when it has no sentence).
+    pub text: &'t str,
+    /// Its [`chunk_sentences`], in their order.
+    pub sentences: &'t [ChunkSentence],
 }
 
 /// A chunk's vectors, made from its sentences: each sentence
@@ -118,25 +186,42 @@ pub fn embed_chunks(
 /// Günther et al. 2024, arXiv:2409.04701) was faster still but lost 0.12 of dev hit@3: sentence
 /// vectors that all carry the chunk's context no longer tell its sentences apart.
 ///
-/// The vectors of the previous chunk's sentences and of the sections seen are kept, so the
-/// sentence a chunk repeats from the one before it (the overlap) and a section shared by many
-/// chunks are embedded once.
+/// The vectors of the previous chunk's sentences and of the sections seen are kept, and a
+/// text repeated within one group is embedded once, so the sentence a chunk repeats from the
+/// one before it (the overlap) and a section shared by many chunks are embedded once. Every
+/// text is embedded alone, so its vector does not depend on how the chunks are grouped nor on
+/// which session ran it.
 pub struct ChunkEmbedder<'a> {
     embedder: &'a Embedder,
+    /// Worker sessions ([`ChunkEmbedder::parallel`]); without, the embedder's own session.
+    pool: Option<EmbedPool<'a>>,
     /// Vectors of the previous chunk's sentences, by text.
-    previous: std::collections::HashMap<String, Vec<f32>>,
+    previous: HashMap<String, Vec<f32>>,
     /// Vectors of the sections seen, by title.
-    sections: std::collections::HashMap<String, Vec<f32>>,
+    sections: HashMap<String, Vec<f32>>,
 }
 
 impl<'a> ChunkEmbedder<'a> {
-    /// A chunk embedder with nothing seen yet.
+    /// A chunk embedder with nothing seen yet, running texts in turn on the embedder's own
+    /// session (a question's few chunks).
     pub fn new(embedder: &'a Embedder) -> Self {
         Self {
             embedder,
-            previous: Default::default(),
-            sections: Default::default(),
+            pool: None,
+            previous: HashMap::new(),
+            sections: HashMap::new(),
         }
+    }
+
+    /// A chunk embedder that runs a group's texts in parallel on worker sessions
+    /// ([`Embedder::pool`]): a book's chunks at ingest and at `reindex`.
+    ///
+    /// Errors: the worker sessions could not be opened.
+    pub fn parallel(embedder: &'a Embedder) -> Result<Self> {
+        Ok(Self {
+            pool: Some(embedder.pool()?),
+            ..Self::new(embedder)
+        })
     }
 
     /// One chunk's unit vector and one unit vector per sentence of `sentences` (its
@@ -149,34 +234,70 @@ impl<'a> ChunkEmbedder<'a> {
         &mut self,
         context: &str,
         text: &str,
-        sentences: &[crate::retrieve::prune::ChunkSentence],
-    ) -> Result<(Vec<f32>, Vec<Vec<f32>>)> {
-        let mut current = std::collections::HashMap::new();
-        let mut vectors = Vec::with_capacity(sentences.len());
-        for s in sentences {
-            let v = match self.previous.get(&s.text).or(current.get(&s.text)) {
-                Some(v) => v.clone(),
-                None => self.embedder.embed_passages(&[&s.text])?.remove(0),
-            };
-            current.insert(s.text.clone(), v.clone());
-            vectors.push(v);
-        }
-        self.previous = current;
-        let mut parts: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
-        let whole;
-        if parts.is_empty() {
-            whole = self.embedder.embed_passages(&[text])?.remove(0);
-            parts.push(&whole);
-        }
-        if !context.is_empty() {
-            if !self.sections.contains_key(context) {
-                let v = self.embedder.embed_passages(&[context])?.remove(0);
-                self.sections.insert(context.to_string(), v);
+        sentences: &[ChunkSentence],
+    ) -> Result<ChunkVectors> {
+        let parts = ChunkParts {
+            context,
+            text,
+            sentences,
+        };
+        Ok(self.embed_group(&[parts])?.remove(0))
+    }
+
+    /// [`ChunkEmbedder::embed`] for each of `chunks`, in order: the texts not seen yet run
+    /// together (in parallel with [`ChunkEmbedder::parallel`]), then each chunk's vectors are
+    /// put together.
+    ///
+    /// Errors: the embedder failed.
+    pub fn embed_group(&mut self, chunks: &[ChunkParts<'_>]) -> Result<Vec<ChunkVectors>> {
+        let mut todo: Vec<&str> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for c in chunks {
+            let (own, section) = texts_of(c);
+            for t in own.into_iter().chain(section) {
+                let known = self.previous.contains_key(t) || self.sections.contains_key(t);
+                if !known && seen.insert(t) {
+                    todo.push(t);
+                }
             }
-            parts.push(&self.sections[context]);
         }
-        let vector = crate::store::vectors::centroid(parts).unwrap_or_default();
-        Ok((vector, vectors))
+        let ran = match &mut self.pool {
+            Some(pool) => pool.embed_passages(&todo)?,
+            None => self.embedder.embed_passages(&todo)?,
+        };
+        let fresh: HashMap<&str, Vec<f32>> = todo.into_iter().zip(ran).collect();
+        let mut out = Vec::with_capacity(chunks.len());
+        for c in chunks {
+            let (own, section) = texts_of(c);
+            let lookup = |t: &str| {
+                fresh
+                    .get(t)
+                    .or_else(|| self.previous.get(t))
+                    .or_else(|| self.sections.get(t))
+                    .cloned()
+                    .unwrap_or_default()
+            };
+            let vectors: Vec<Vec<f32>> = own.iter().map(|t| lookup(t)).collect();
+            let section_vector = section.map(lookup);
+            let mut parts: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
+            parts.extend(section_vector.as_deref());
+            let vector = crate::store::vectors::centroid(parts).unwrap_or_default();
+            if let (Some(title), Some(v)) = (section, section_vector) {
+                self.sections.entry(title.to_string()).or_insert(v);
+            }
+            if c.sentences.is_empty() {
+                self.previous.clear();
+                out.push((vector, Vec::new()));
+            } else {
+                self.previous = own
+                    .iter()
+                    .map(|t| t.to_string())
+                    .zip(vectors.iter().cloned())
+                    .collect();
+                out.push((vector, vectors));
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -2,7 +2,7 @@
 //! `cargo xtask test` runs; without the files the tests say so and skip, except under CI).
 
 use vidya_core::embed::{cosine, Embedder, DIM, MODEL_DIR, MODEL_FILE, WEIGHTS_FILE};
-use vidya_core::ingest::reindex::ChunkEmbedder;
+use vidya_core::ingest::reindex::{ChunkEmbedder, ChunkParts};
 use vidya_core::onnx::model_dirs;
 use vidya_core::retrieve::prune::chunk_sentences;
 use vidya_core::store::vectors::centroid;
@@ -134,4 +134,59 @@ fn a_chunks_vector_is_the_mean_of_its_sentences_and_section_and_a_repeated_sente
         .unwrap();
     let mean = centroid([&s3[0][..], &s3[1]]).unwrap();
     assert!(cosine(&mean, &v3) > 0.9999);
+}
+
+#[test]
+fn the_worker_sessions_give_each_text_the_vector_the_question_session_gives() {
+    if !installed() {
+        return;
+    }
+    let e = Embedder::load().unwrap();
+    let texts = [
+        "Chlorophyll absorbs red and blue light.",
+        "प्रकाश संश्लेषण में पौधे भोजन बनाते हैं।",
+        "ದ್ಯುತಿಸಂಶ್ಲೇಷಣೆ",
+        "A much longer passage about the way forces act on a body at rest, and how Newton's first law describes inertia for every object that is not pushed or pulled.",
+        "Chlorophyll absorbs red and blue light.",
+        "x",
+    ];
+    let mut pool = e.pool().unwrap();
+    assert!(pool.workers() >= 1);
+    let parallel = pool.embed_passages(&texts).unwrap();
+    let alone = e.embed_passages(&texts).unwrap();
+    assert_eq!(parallel.len(), texts.len());
+    for (i, (p, a)) in parallel.iter().zip(&alone).enumerate() {
+        assert_eq!(p.len(), DIM);
+        assert_eq!(p, a, "text {i} got another vector from a worker");
+    }
+    assert!(pool.embed_passages(&[]).unwrap().is_empty());
+
+    // A group of chunks embedded by the workers: the vectors of each chunk embedded in turn.
+    let chunks = [
+        ("8.1 Overview", "Plants make food by photosynthesis. Chlorophyll absorbs red and blue light."),
+        ("8.1 Overview", "Chlorophyll absorbs red and blue light. Green light is reflected, so leaves look green."),
+        ("", "Energy"),
+        ("8.2 The Light-Dependent Reactions", "Light energy splits water. Oxygen is released."),
+    ];
+    let sentences: Vec<_> = chunks.iter().map(|(_, t)| chunk_sentences(t)).collect();
+    let parts: Vec<_> = chunks
+        .iter()
+        .zip(&sentences)
+        .map(|((context, text), s)| ChunkParts {
+            context,
+            text,
+            sentences: s,
+        })
+        .collect();
+    let grouped = ChunkEmbedder::parallel(&e)
+        .unwrap()
+        .embed_group(&parts)
+        .unwrap();
+    let mut one_by_one = ChunkEmbedder::new(&e);
+    for (g, ((context, text), s)) in grouped.iter().zip(chunks.iter().zip(&sentences)) {
+        let (v, sv) = one_by_one.embed(context, text, s).unwrap();
+        assert_eq!(g.0, v, "chunk {text:?}");
+        assert_eq!(g.1, sv, "sentences of {text:?}");
+        assert_eq!(sv.len(), s.len());
+    }
 }
