@@ -5,9 +5,9 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use vidya_core::embed::Embedder;
+use vidya_core::ingest::reindex::REINDEX_COMMIT;
 use vidya_core::{Library, VidyaError};
 
 /// The embedder for `vidya ingest`, or `None` with a note when the models are not installed
@@ -36,27 +36,21 @@ pub fn sync_dense(lib: &Library, embedder: &Embedder) {
 pub fn reindex_cmd(library: &Path, force: bool) -> Result<ExitCode> {
     let mut lib = Library::open_existing(library)?;
     let embedder = Embedder::load()?;
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let c = cancel.clone();
-        let _ = ctrlc::set_handler(move || {
-            if c.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        });
-    }
+    let cancel = crate::ingest_cmd::stop_on_ctrl_c();
     let bar = ProgressBar::new(1);
     bar.set_style(
         ProgressStyle::with_template("embedding chunks [{bar:30}] {pos}/{len} ({eta})")
             .expect("valid template")
             .progress_chars("=> "),
     );
+    let mut progress = (0, 0);
     let result = vidya_core::ingest::reindex::reindex(
         &mut lib,
         &embedder,
         force,
         Some(&cancel),
         &mut |done, total| {
+            progress = (done, total);
             bar.set_length(total as u64);
             bar.set_position(done as u64);
         },
@@ -74,9 +68,12 @@ pub fn reindex_cmd(library: &Path, force: bool) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(VidyaError::Cancelled) => {
-            output::err_line(
-                "stopped: the chunks embedded so far are kept; run `vidya reindex` again to finish.",
-            );
+            // Chunks are saved REINDEX_COMMIT at a time; the group under way is not.
+            let (done, total) = progress;
+            let kept = done / REINDEX_COMMIT * REINDEX_COMMIT;
+            output::err_line(format!(
+                "stopped: {kept} of {total} chunk(s) were embedded and saved (they are saved {REINDEX_COMMIT} at a time); run `vidya reindex` again to finish."
+            ));
             Ok(ExitCode::from(130))
         }
         Err(e) => Err(e.into()),

@@ -57,7 +57,7 @@ pub(crate) fn run(
         embedder: embedder.clone(),
         replaces: None,
     };
-    for src in &books {
+    for (i, src) in books.iter().enumerate() {
         let name = src
             .path
             .file_name()
@@ -70,9 +70,8 @@ pub(crate) fn run(
         match result {
             Ok(r) => print_added(&r),
             Err(VidyaError::Cancelled) => {
-                output::err_line(format!(
-                    "stopped: {name} was not added; the library is unchanged."
-                ));
+                let rest = books.len() - i - 1;
+                output::err_line(stopped_note(&name, i, rest));
                 return Ok(ExitCode::from(130));
             }
             Err(e) => {
@@ -91,17 +90,46 @@ pub(crate) fn run(
     })
 }
 
-/// The flag Ctrl-C sets to stop the book being read; a second Ctrl-C ends the process at once
-/// (the transaction keeps the library whole).
-fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+/// What a Ctrl-C left: the book being read (`name`) is not in the library; the `before` files
+/// tried ahead of it are as they ended; the `rest` after it were not read.
+fn stopped_note(name: &str, before: usize, rest: usize) -> String {
+    let mut note = format!("stopped: {name} was not added");
+    if before > 0 {
+        note += &format!(" (the {before} file(s) before it ended as shown above)");
+    }
+    if rest > 0 {
+        note += &format!("; {rest} file(s) after it were not read. Run the same `vidya ingest` again: books already in the library are skipped.");
+    } else {
+        note += "; the library is as it was before this book.";
+    }
+    note
+}
+
+/// The flag Ctrl-C sets to stop the book being read (or the `reindex`); a second Ctrl-C ends
+/// the process at once with status 130 (the transaction keeps the library whole).
+pub(crate) fn stop_on_ctrl_c() -> Arc<AtomicBool> {
     let cancel = Arc::new(AtomicBool::new(false));
     let c = cancel.clone();
     let _ = ctrlc::set_handler(move || {
         if c.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
+            exit_at_once(130);
         }
     });
     cancel
+}
+
+/// Ends the process with `code` without running exit handlers: `std::process::exit` would
+/// run ONNX Runtime's while the embedding threads are inside a run, and they would fail with
+/// a message that the model is broken. On Windows `ExitProcess` stops the other threads
+/// before any library is told the process ends.
+fn exit_at_once(code: i32) -> ! {
+    #[cfg(unix)]
+    // SAFETY: `_exit` only ends the process; no Rust state is touched after it.
+    unsafe {
+        libc::_exit(code)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(code)
 }
 
 /// Runs `ingest` with a progress bar for the book `name` (reading per page, chunking,
@@ -167,5 +195,26 @@ fn print_added(r: &ingest::IngestReport) {
     ));
     for w in &r.warnings {
         let _ = output::line(format!("  note: {w}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stopped_note;
+
+    #[test]
+    fn a_stopped_ingest_says_which_files_were_not_read() {
+        let only = stopped_note("ch01.pdf", 0, 0);
+        assert_eq!(
+            only,
+            "stopped: ch01.pdf was not added; the library is as it was before this book."
+        );
+        let middle = stopped_note("ch02.pdf", 1, 3);
+        assert!(middle.starts_with("stopped: ch02.pdf was not added (the 1 file(s) before it"));
+        assert!(
+            middle.contains("3 file(s) after it were not read"),
+            "{middle}"
+        );
+        assert!(middle.contains("books already in the library are skipped"));
     }
 }

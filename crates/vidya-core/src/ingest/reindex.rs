@@ -250,12 +250,15 @@ impl<'a> ChunkEmbedder<'a> {
     ///
     /// Errors: the embedder failed.
     pub fn embed_group(&mut self, chunks: &[ChunkParts<'_>]) -> Result<Vec<ChunkVectors>> {
+        // The previous chunk's sentences as the group began: `self.previous` follows the
+        // group's own chunks below, but any chunk of the group may repeat one of these.
+        let before = std::mem::take(&mut self.previous);
         let mut todo: Vec<&str> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for c in chunks {
             let (own, section) = texts_of(c);
             for t in own.into_iter().chain(section) {
-                let known = self.previous.contains_key(t) || self.sections.contains_key(t);
+                let known = before.contains_key(t) || self.sections.contains_key(t);
                 if !known && seen.insert(t) {
                     todo.push(t);
                 }
@@ -272,13 +275,19 @@ impl<'a> ChunkEmbedder<'a> {
             let lookup = |t: &str| {
                 fresh
                     .get(t)
-                    .or_else(|| self.previous.get(t))
+                    .or_else(|| before.get(t))
                     .or_else(|| self.sections.get(t))
+                    .filter(|v| v.len() == crate::embed::DIM)
                     .cloned()
-                    .unwrap_or_default()
+                    .ok_or_else(|| {
+                        VidyaError::Internal(format!(
+                            "no vector was made for the text {:?}",
+                            t.chars().take(60).collect::<String>()
+                        ))
+                    })
             };
-            let vectors: Vec<Vec<f32>> = own.iter().map(|t| lookup(t)).collect();
-            let section_vector = section.map(lookup);
+            let vectors = own.iter().map(|t| lookup(t)).collect::<Result<Vec<_>>>()?;
+            let section_vector = section.map(lookup).transpose()?;
             let mut parts: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
             parts.extend(section_vector.as_deref());
             let vector = crate::store::vectors::centroid(parts).unwrap_or_default();

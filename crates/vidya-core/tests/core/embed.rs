@@ -164,8 +164,8 @@ fn the_worker_sessions_give_each_text_the_vector_the_question_session_gives() {
     // A group of chunks embedded by the workers: the vectors of each chunk embedded in turn.
     let chunks = [
         ("8.1 Overview", "Plants make food by photosynthesis. Chlorophyll absorbs red and blue light."),
+        ("", "Figure 8.2 A leaf"),
         ("8.1 Overview", "Chlorophyll absorbs red and blue light. Green light is reflected, so leaves look green."),
-        ("", "Energy"),
         ("8.2 The Light-Dependent Reactions", "Light energy splits water. Oxygen is released."),
     ];
     let sentences: Vec<_> = chunks.iter().map(|(_, t)| chunk_sentences(t)).collect();
@@ -178,15 +178,25 @@ fn the_worker_sessions_give_each_text_the_vector_the_question_session_gives() {
             sentences: s,
         })
         .collect();
-    let grouped = ChunkEmbedder::parallel(&e)
-        .unwrap()
-        .embed_group(&parts)
-        .unwrap();
+    // In groups of one, then of three: the group of three begins with a figure caption, and
+    // its next chunk repeats a sentence of the chunk before the group (the overlap around a
+    // figure), which the group must still find.
+    let mut parallel = ChunkEmbedder::parallel(&e).unwrap();
+    let mut grouped = parallel.embed_group(&parts[..1]).unwrap();
+    grouped.extend(parallel.embed_group(&parts[1..]).unwrap());
     let mut one_by_one = ChunkEmbedder::new(&e);
     for (g, ((context, text), s)) in grouped.iter().zip(chunks.iter().zip(&sentences)) {
         let (v, sv) = one_by_one.embed(context, text, s).unwrap();
+        assert_eq!(g.0.len(), DIM, "chunk {text:?}");
         assert_eq!(g.0, v, "chunk {text:?}");
         assert_eq!(g.1, sv, "sentences of {text:?}");
         assert_eq!(sv.len(), s.len());
+        assert!(sv.iter().all(|v| v.len() == DIM), "sentences of {text:?}");
     }
+    // All four in one group: the same vectors.
+    let together = ChunkEmbedder::parallel(&e)
+        .unwrap()
+        .embed_group(&parts)
+        .unwrap();
+    assert_eq!(together, grouped);
 }
