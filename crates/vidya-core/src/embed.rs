@@ -60,7 +60,9 @@ pub fn model_id() -> String {
 }
 
 /// Most worker sessions an [`EmbedPool`] opens. Each holds its own packed copy of the weights
-/// (about 35 MiB), so a many-core machine does not pay for more than a laptop's cores use.
+/// and its activations (about 50 MiB more at ingest's peak per worker, measured with two on
+/// this machine: 299 → 400 MiB for Physics), so a many-core machine does not pay for more
+/// than a laptop's cores use.
 pub const MAX_WORKERS: usize = 4;
 
 /// The multilingual-e5-small embedder.
