@@ -75,17 +75,11 @@ pub fn reindex(
             if !keep_going() {
                 return Err(VidyaError::Cancelled);
             }
-            let sentences: Vec<_> = window.iter().map(|c| chunk_sentences(&c.text)).collect();
-            let parts: Vec<_> = window
+            let texts: Vec<_> = window
                 .iter()
-                .zip(&sentences)
-                .map(|(c, s)| ChunkParts {
-                    context: &c.context,
-                    text: &c.text,
-                    sentences: s,
-                })
+                .map(|c| (c.context.as_str(), c.text.as_str()))
                 .collect();
-            for (c, (v, s)) in window.iter().zip(chunker.embed_group(&parts)?) {
+            for (c, (v, s)) in window.iter().zip(chunker.embed_texts(&texts)?) {
                 if c.lacks_vector {
                     vectors.push((c.id, v));
                 }
@@ -127,17 +121,11 @@ pub fn embed_chunks(
         if !keep_going() {
             return Err(VidyaError::Cancelled);
         }
-        let sentences: Vec<_> = window.iter().map(|c| chunk_sentences(&c.text)).collect();
-        let parts: Vec<_> = window
+        let texts: Vec<_> = window
             .iter()
-            .zip(&sentences)
-            .map(|(c, s)| ChunkParts {
-                context: &c.context,
-                text: &c.text,
-                sentences: s,
-            })
+            .map(|c| (c.context.as_str(), c.text.as_str()))
             .collect();
-        let embedded = e.embed_group(&parts)?;
+        let embedded = e.embed_texts(&texts)?;
         for (c, (vector, sentence_vectors)) in window.iter_mut().zip(embedded) {
             c.vector = Some(vector);
             c.sentence_vectors = Some(sentence_vectors);
@@ -242,6 +230,24 @@ impl<'a> ChunkEmbedder<'a> {
             sentences,
         };
         Ok(self.embed_group(&[parts])?.remove(0))
+    }
+
+    /// [`ChunkEmbedder::embed_group`] for chunks given as (section title, text), their
+    /// sentences being their [`chunk_sentences`].
+    ///
+    /// Errors: the embedder failed.
+    pub fn embed_texts(&mut self, chunks: &[(&str, &str)]) -> Result<Vec<ChunkVectors>> {
+        let sentences: Vec<_> = chunks.iter().map(|(_, t)| chunk_sentences(t)).collect();
+        let parts: Vec<_> = chunks
+            .iter()
+            .zip(&sentences)
+            .map(|((context, text), s)| ChunkParts {
+                context,
+                text,
+                sentences: s,
+            })
+            .collect();
+        self.embed_group(&parts)
     }
 
     /// [`ChunkEmbedder::embed`] for each of `chunks`, in order: the texts not seen yet run

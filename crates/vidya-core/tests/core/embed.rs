@@ -2,7 +2,7 @@
 //! `cargo xtask test` runs; without the files the tests say so and skip, except under CI).
 
 use vidya_core::embed::{cosine, Embedder, DIM, MODEL_DIR, MODEL_FILE, WEIGHTS_FILE};
-use vidya_core::ingest::reindex::{ChunkEmbedder, ChunkParts};
+use vidya_core::ingest::reindex::ChunkEmbedder;
 use vidya_core::onnx::model_dirs;
 use vidya_core::retrieve::prune::chunk_sentences;
 use vidya_core::store::vectors::centroid;
@@ -169,21 +169,12 @@ fn the_worker_sessions_give_each_text_the_vector_the_question_session_gives() {
         ("8.2 The Light-Dependent Reactions", "Light energy splits water. Oxygen is released."),
     ];
     let sentences: Vec<_> = chunks.iter().map(|(_, t)| chunk_sentences(t)).collect();
-    let parts: Vec<_> = chunks
-        .iter()
-        .zip(&sentences)
-        .map(|((context, text), s)| ChunkParts {
-            context,
-            text,
-            sentences: s,
-        })
-        .collect();
     // In groups of one, then of three: the group of three begins with a figure caption, and
     // its next chunk repeats a sentence of the chunk before the group (the overlap around a
     // figure), which the group must still find.
     let mut parallel = ChunkEmbedder::parallel(&e).unwrap();
-    let mut grouped = parallel.embed_group(&parts[..1]).unwrap();
-    grouped.extend(parallel.embed_group(&parts[1..]).unwrap());
+    let mut grouped = parallel.embed_texts(&chunks[..1]).unwrap();
+    grouped.extend(parallel.embed_texts(&chunks[1..]).unwrap());
     let mut one_by_one = ChunkEmbedder::new(&e);
     for (g, ((context, text), s)) in grouped.iter().zip(chunks.iter().zip(&sentences)) {
         let (v, sv) = one_by_one.embed(context, text, s).unwrap();
@@ -196,7 +187,7 @@ fn the_worker_sessions_give_each_text_the_vector_the_question_session_gives() {
     // All four in one group: the same vectors.
     let together = ChunkEmbedder::parallel(&e)
         .unwrap()
-        .embed_group(&parts)
+        .embed_texts(&chunks)
         .unwrap();
     assert_eq!(together, grouped);
 }
