@@ -59,6 +59,11 @@ pub fn model_id() -> String {
     .clone()
 }
 
+/// Prefix of every question's input (the model card's convention, above).
+pub const QUERY_PREFIX: &str = "query: ";
+/// Prefix of every textbook passage's input (the model card's convention, above).
+pub const PASSAGE_PREFIX: &str = "passage: ";
+
 /// Most worker sessions an [`EmbedPool`] opens. Each holds its own packed copy of the weights
 /// and its activations (about 50 MiB more at ingest's peak per worker, measured with two on
 /// this machine: 299 → 400 MiB for Physics), so a many-core machine does not pay for more
@@ -150,7 +155,7 @@ impl Embedder {
 
     /// Embeds questions (`query: ` prefix). Returns one unit vector of [`DIM`] floats per text.
     pub fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.embed(texts, "query: ")
+        self.embed(texts, QUERY_PREFIX)
     }
 
     /// The id stored with every vector this embedder writes: the model folder name and the
@@ -163,7 +168,7 @@ impl Embedder {
 
     /// Embeds textbook passages (`passage: ` prefix), one ONNX run per text.
     pub fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        self.embed(texts, "passage: ")
+        self.embed(texts, PASSAGE_PREFIX)
     }
 
     /// Embeds each text alone (one ONNX run per text): the int8 model quantises its activations
@@ -231,7 +236,7 @@ impl EmbedPool<'_> {
                             let Some(text) = texts.get(i) else {
                                 return Ok(out);
                             };
-                            match run(session, tokenizer, &format!("passage: {text}")) {
+                            match run(session, tokenizer, &format!("{PASSAGE_PREFIX}{text}")) {
                                 Ok(v) => out.push((i, v)),
                                 Err(e) => {
                                     next.store(texts.len(), Ordering::SeqCst);

@@ -256,8 +256,8 @@ impl<'a> ChunkEmbedder<'a> {
     ///
     /// Errors: the embedder failed.
     pub fn embed_group(&mut self, chunks: &[ChunkParts<'_>]) -> Result<Vec<ChunkVectors>> {
-        // The previous chunk's sentences as the group began: `self.previous` follows the
-        // group's own chunks below, but any chunk of the group may repeat one of these.
+        // The previous chunk's sentences as the group began: any chunk of the group may repeat
+        // one of these.
         let before = std::mem::take(&mut self.previous);
         let mut todo: Vec<&str> = Vec::new();
         let mut seen = std::collections::HashSet::new();
@@ -300,17 +300,21 @@ impl<'a> ChunkEmbedder<'a> {
             if let (Some(title), Some(v)) = (section, section_vector) {
                 self.sections.entry(title.to_string()).or_insert(v);
             }
-            if c.sentences.is_empty() {
-                self.previous.clear();
-                out.push((vector, Vec::new()));
+            let sentence_vectors = if c.sentences.is_empty() {
+                Vec::new()
             } else {
-                self.previous = own
-                    .iter()
-                    .map(|t| t.to_string())
-                    .zip(vectors.iter().cloned())
-                    .collect();
-                out.push((vector, vectors));
-            }
+                vectors
+            };
+            out.push((vector, sentence_vectors));
+        }
+        // For the next group: the last chunk's sentences (none when it has none).
+        if let (Some(c), Some((_, vectors))) = (chunks.last(), out.last()) {
+            self.previous = c
+                .sentences
+                .iter()
+                .map(|s| s.text.clone())
+                .zip(vectors.iter().cloned())
+                .collect();
         }
         Ok(out)
     }
