@@ -327,8 +327,12 @@ fn main() {
     let app = Arc::new(app);
     {
         // The indexes and models load while the window opens: the first answer is not slower.
+        // Vectors an earlier version made are made again first (the window shows how far).
         let app = app.clone();
-        std::thread::spawn(move || app.warm_up());
+        std::thread::spawn(move || {
+            app.refresh_vectors();
+            app.warm_up();
+        });
     }
     let result = tauri::Builder::default()
         .manage(Vidya {

@@ -32,6 +32,21 @@ function showProblems(problems) {
   banner.hidden = problems.length === 0;
 }
 
+// After an update of Vidya that changed how passages are searched, the stored passages are
+// prepared again in the background (App::refresh_vectors): say how far, until it is done.
+const UPDATE_POLL_MS = 3000;
+function showUpdating(updating) {
+  const note = $('updating');
+  note.hidden = !updating;
+  if (!updating) return;
+  note.textContent = i18n.t('updating.vectors', { done: updating.done, total: updating.total });
+  setTimeout(async () => {
+    let health = null;
+    try { health = await api.call('health'); } catch { /* try again on the next tick */ }
+    showUpdating(health ? health.updating : updating);
+  }, UPDATE_POLL_MS);
+}
+
 // Classroom mode: who this browser is. The desktop window is always the teacher.
 async function whoAmI() {
   if (api.inApp) return { role: 'teacher' };
@@ -141,6 +156,7 @@ async function start() {
   let health = null;
   try { health = await api.call('health'); } catch { /* the screens say what is wrong */ }
   showProblems(health ? health.problems : []);
+  showUpdating(health ? health.updating : null);
   document.body.dataset.ready = 'true';
   if (s && !s.setup_done) await setup.open();
   else $('question').focus();

@@ -69,7 +69,16 @@ pub fn run(
                 classroom::announcement(server.access(), server.addr(), qr)
             );
         }
-        tokio::task::spawn_blocking(move || app.warm_up());
+        tokio::task::spawn_blocking(move || {
+            // Vectors an earlier version made are made again first (the page shows how far).
+            let updated = app.refresh_vectors();
+            if updated > 0 {
+                crate::output::err_line(format!(
+                    "Updated the search of {updated} passage(s) for this version of Vidya."
+                ));
+            }
+            app.warm_up();
+        });
         server
             .serve_until(async {
                 let _ = tokio::signal::ctrl_c().await;

@@ -135,6 +135,126 @@ fn a_damaged_model_file_still_answers_and_names_the_setup_command() {
     assert!(!stderr(&o).contains("panicked"));
 }
 
+/// After an update of Vidya changed the embedder (another model id on the stored vectors), the
+/// app (the window and `vidya serve` run this at start-up) makes the library's vectors again on
+/// its own: dense retrieval comes back without anyone running `vidya reindex`.
+#[test]
+fn the_app_makes_vectors_from_an_earlier_version_again() {
+    if !models_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path();
+    let ch08 = fixtures().join("biology2e/ch08.pdf");
+    ok(&run(lib, &["ingest", ch08.to_str().unwrap()]));
+    let db = rusqlite::Connection::open(lib.join("library.sqlite3")).unwrap();
+    for table in ["chunk_vectors", "sentence_vectors"] {
+        db.execute(
+            &format!("UPDATE {table} SET model = 'multilingual-e5-small:000000000000:s0'"),
+            [],
+        )
+        .unwrap();
+    }
+    drop(db);
+    let q = "What does chlorophyll do in photosynthesis?";
+    let o = run(lib, &["ask", q, "--no-llm", "--trace"]);
+    ok(&o);
+    assert!(
+        !trace_stages(&stdout(&o)).contains(&"dense".to_string()),
+        "stale vectors are not searched: {}",
+        stdout(&o)
+    );
+    assert!(stderr(&o).contains("have no vectors"), "{}", stderr(&o));
+
+    let app = vidya_core::app::App::open(lib, true, Default::default()).unwrap();
+    let chunks = counts(lib).2 as usize;
+    assert_eq!(
+        app.refresh_vectors(),
+        chunks,
+        "every chunk is embedded again"
+    );
+    assert_eq!(app.vector_refresh(), None);
+    assert_eq!(app.health().unwrap().updating, None);
+    assert_eq!(app.refresh_vectors(), 0, "nothing is left to do");
+    drop(app);
+
+    let o = run(lib, &["ask", q, "--no-llm", "--trace"]);
+    ok(&o);
+    assert!(
+        trace_stages(&stdout(&o)).contains(&"dense".to_string()),
+        "dense retrieval is back: {}",
+        stdout(&o)
+    );
+    assert!(!stderr(&o).contains("reindex"), "{}", stderr(&o));
+    // With vectors off (`vidya serve --no-embed`) the app leaves them alone.
+    let db = rusqlite::Connection::open(lib.join("library.sqlite3")).unwrap();
+    db.execute("UPDATE chunk_vectors SET model = 'old'", [])
+        .unwrap();
+    drop(db);
+    let app = vidya_core::app::App::open(lib, false, Default::default()).unwrap();
+    assert_eq!(app.refresh_vectors(), 0);
+}
+
+/// A teacher who adds a book while the app makes a library's vectors again does not wait for
+/// the whole library: the refresh pauses for the ingest and goes on after it.
+#[test]
+fn a_book_added_during_the_refresh_goes_first() {
+    if !models_installed() {
+        return;
+    }
+    let dir = library_with_sample();
+    let lib = dir.path();
+    let stale = |db: &rusqlite::Connection| -> i64 {
+        db.query_row(
+            "SELECT COUNT(*) FROM chunk_vectors WHERE model = 'old'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let db = rusqlite::Connection::open(lib.join("library.sqlite3")).unwrap();
+    db.execute("UPDATE chunk_vectors SET model = 'old'", [])
+        .unwrap();
+    db.execute("UPDATE sentence_vectors SET model = 'old'", [])
+        .unwrap();
+    let chunks = stale(&db);
+    assert!(chunks > 100, "{chunks}");
+    let notes = lib.join("notes.txt");
+    std::fs::write(
+        &notes,
+        "Osmosis is the movement of water across a semipermeable membrane.\n\nDiffusion moves solutes from high to low concentration.",
+    )
+    .unwrap();
+    let app = vidya_core::app::App::open(lib, true, Default::default()).unwrap();
+    std::thread::scope(|scope| {
+        let refresh = scope.spawn(|| app.refresh_vectors());
+        // Once the refresh is under way, a book arrives.
+        while app.vector_refresh().is_none_or(|p| p.done == 0) {
+            assert!(!refresh.is_finished(), "the refresh ended before it began");
+            std::thread::yield_now();
+        }
+        assert!(app.ingest(std::slice::from_ref(&notes), None, false, &mut |_| {}));
+        assert!(
+            stale(&db) > 0,
+            "the book was added before the refresh finished"
+        );
+        assert!(
+            app.vector_refresh().is_some(),
+            "the refresh goes on after the book"
+        );
+        assert_eq!(refresh.join().unwrap(), chunks as usize);
+    });
+    assert_eq!(stale(&db), 0);
+    assert_eq!(app.books().unwrap().len(), 2);
+    let o = run(lib, &["ask", "What is osmosis?", "--no-llm", "--trace"]);
+    ok(&o);
+    assert!(
+        trace_stages(&stdout(&o)).contains(&"dense".to_string()),
+        "{}",
+        stdout(&o)
+    );
+}
+
 /// Citations of `vidya ask --no-llm --json QUESTION` as `(file, pdf_page, text)`, and whether
 /// the gate stopped it.
 fn cited(

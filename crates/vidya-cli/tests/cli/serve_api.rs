@@ -77,6 +77,10 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
         (h["status"].as_str(), h["books"].as_i64()),
         (Some("ok"), Some(0))
     );
+    assert!(
+        h.get("updating").is_some_and(serde_json::Value::is_null),
+        "no vectors are being made again: {h}"
+    );
 
     // A question before any book: a clear error, not a crash.
     let r = http

@@ -497,18 +497,30 @@ impl Check<'_> {
 }
 
 /// A lead-in ("… is calculated as follows:") whose following sentence was removed would
-/// introduce nothing: it goes with it.
+/// introduce nothing: it goes with it. So does a list item's number or bullet ("3.", "b)")
+/// whose text on its line was removed, which would show the student an empty item.
 fn drop_dangling_lead_ins(sentences: &mut [CheckedSentence]) {
     for i in (0..sentences.len()).rev() {
-        let dangling = sentences[i].verdict == Verdict::NotAFact
-            && sentences[i].text.trim_end().ends_with(':')
-            && sentences
-                .get(i + 1)
-                .is_none_or(|next| next.verdict == Verdict::Removed);
-        if dangling {
+        let text = sentences[i].text.trim_end();
+        let next = sentences.get(i + 1);
+        let lead_in = text.ends_with(':') && next.is_none_or(|n| n.verdict == Verdict::Removed);
+        let empty_item = is_list_marker(text)
+            && next.is_none_or(|n| n.new_line || n.verdict == Verdict::Removed);
+        if sentences[i].verdict == Verdict::NotAFact && (lead_in || empty_item) {
             sentences[i].verdict = Verdict::Removed;
         }
     }
+}
+
+/// A list item's number or letter with its punctuation and nothing else: "3.", "12)", "b)",
+/// "(iv)".
+fn is_list_marker(text: &str) -> bool {
+    let t = text.trim();
+    let inner = t.trim_matches(|c: char| matches!(c, '.' | ')' | '(' | '-' | '*' | '•'));
+    !t.is_empty()
+        && inner.chars().count() <= 4
+        && (inner.chars().all(|c| c.is_ascii_digit())
+            || inner.chars().all(|c| c.is_ascii_lowercase()) && t != inner)
 }
 
 #[cfg(test)]
@@ -616,6 +628,32 @@ mod tests {
             g.text(),
             "The count is this:\nEach human body cell has 46 chromosomes [1]."
         );
+    }
+
+    #[test]
+    fn a_list_item_whose_text_was_removed_leaves_no_empty_number() {
+        let sources = [source(
+            1,
+            "Humans have 23 pairs of chromosomes, 46 in all, in each body cell.",
+        )];
+        let tok = Tokenizer::new();
+        let g = ground(
+            "Here is how:\n1. Each human body cell has 46 chromosomes [1].\n2. The moon is made of green cheese and rock.\n3.\n4. Humans have 23 pairs of chromosomes [1].",
+            &sources,
+            None,
+            &tok,
+        )
+        .unwrap();
+        assert_eq!(
+            g.text(),
+            "Here is how:\n1. Each human body cell has 46 chromosomes [1].\n4. Humans have 23 pairs of chromosomes [1]."
+        );
+        for marker in ["3.", "12)", "b)", "(iv)", "-"] {
+            assert!(is_list_marker(marker), "{marker}");
+        }
+        for text in ["3.5 m", "Yes.", "DNA.", "pH 7."] {
+            assert!(!is_list_marker(text), "{text}");
+        }
     }
 
     #[test]

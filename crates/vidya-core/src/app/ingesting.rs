@@ -93,7 +93,7 @@ impl App {
         uploaded: bool,
         emit: &mut dyn FnMut(IngestEvent),
     ) -> bool {
-        let _running = lock(&self.ingest);
+        let _running = self.lock_for_ingest();
         let cancel = Arc::new(AtomicBool::new(false));
         *lock(&self.cancel) = Some(cancel.clone());
         let mut stored_any = false;

@@ -17,9 +17,11 @@ pub mod settings;
 pub mod setup;
 pub mod teacher_pin;
 pub mod uploads;
+mod vectors;
 
 pub use events::{AskEvent, ErrorBody, IngestEvent, IngestProgress};
 pub use settings::{BudgetPreset, Settings, LANGUAGE_CHOICES};
+pub use vectors::VectorRefresh;
 
 use crate::answer::prompt::Mode;
 use crate::answer::tutor::{Draft, Generation, Step};
@@ -98,6 +100,9 @@ pub struct Health {
     pub problems: Vec<String>,
     /// Whether the first-run wizard was finished or skipped.
     pub setup_done: bool,
+    /// While stored vectors from an earlier version are made again
+    /// ([`App::refresh_vectors`]): how far it is; `null` otherwise.
+    pub updating: Option<VectorRefresh>,
 }
 
 /// The answer model's settings given on the command line (`vidya serve --model --ollama`):
@@ -165,6 +170,12 @@ pub struct App {
     ingest: Mutex<()>,
     cancel: Mutex<Option<Arc<AtomicBool>>>,
     queue: queue::AskQueue,
+    /// Progress of [`App::refresh_vectors`] while it runs.
+    refresh: Mutex<Option<VectorRefresh>>,
+    /// Set while an ingest waits for the ingest lock: [`App::refresh_vectors`] pauses.
+    refresh_pause: AtomicBool,
+    /// Ingests waiting for the ingest lock.
+    ingests_waiting: Mutex<usize>,
 }
 
 impl std::fmt::Debug for App {
@@ -203,6 +214,9 @@ impl App {
             ingest: Mutex::new(()),
             cancel: Mutex::new(None),
             queue: queue::AskQueue::default(),
+            refresh: Mutex::new(None),
+            refresh_pause: AtomicBool::new(false),
+            ingests_waiting: Mutex::new(0),
         })
     }
 
@@ -260,6 +274,7 @@ impl App {
             books: self.lib()?.counts()?.0,
             problems: self.resource_problems(),
             setup_done: self.settings().setup_done,
+            updating: self.vector_refresh(),
         })
     }
 
