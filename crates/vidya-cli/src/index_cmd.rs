@@ -7,7 +7,6 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use vidya_core::embed::Embedder;
-use vidya_core::ingest::reindex::REINDEX_COMMIT;
 use vidya_core::{Library, VidyaError};
 
 /// The embedder for `vidya ingest`, or `None` with a note when the models are not installed
@@ -68,11 +67,10 @@ pub fn reindex_cmd(library: &Path, force: bool) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(VidyaError::Cancelled) => {
-            // Chunks are saved REINDEX_COMMIT at a time; the group under way is not.
+            // Every chunk embedded before the stop is saved with it.
             let (done, total) = progress;
-            let kept = done / REINDEX_COMMIT * REINDEX_COMMIT;
             output::err_line(format!(
-                "stopped: {kept} of {total} chunk(s) were embedded and saved (they are saved {REINDEX_COMMIT} at a time); run `vidya reindex` again to finish."
+                "stopped: {done} of {total} chunk(s) were embedded and saved; run `vidya reindex` again to finish."
             ));
             Ok(ExitCode::from(130))
         }

@@ -69,21 +69,25 @@ pub fn run(
                 classroom::announcement(server.access(), server.addr(), qr)
             );
         }
-        tokio::task::spawn_blocking(move || {
+        let background = app.clone();
+        let started = tokio::task::spawn_blocking(move || {
             // Vectors an earlier version made are made again first (the page shows how far).
-            let updated = app.refresh_vectors();
+            let updated = background.refresh_vectors();
             if updated > 0 {
                 crate::output::err_line(format!(
                     "Updated the search of {updated} passage(s) for this version of Vidya."
                 ));
             }
-            app.warm_up();
+            background.warm_up();
         });
         server
             .serve_until(async {
                 let _ = tokio::signal::ctrl_c().await;
             })
             .await?;
+        // The start-up work stops within a second, keeping what it finished.
+        app.close();
+        let _ = started.await;
         // Ctrl-C (on Windows also closing the console): say so, so a teacher knows it stopped.
         crate::output::err_line("Vidya stopped serving; the library is saved.");
         anyhow::Ok(())

@@ -165,9 +165,19 @@ fn the_app_makes_vectors_from_an_earlier_version_again() {
         stdout(&o)
     );
     assert!(stderr(&o).contains("have no vectors"), "{}", stderr(&o));
+    let chunks = counts(lib).2 as usize;
+    // `vidya doctor` names them, with what to do.
+    let o = run(lib, &["doctor"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    for said in [
+        format!("  vectors:  0 of {chunks} chunks searched by meaning"),
+        format!("{chunks} of {chunks} chunk(s) have no vectors from this version's embedder"),
+        "run `vidya reindex`".to_string(),
+    ] {
+        assert!(stdout(&o).contains(&said), "{said:?} not in {}", stdout(&o));
+    }
 
     let app = vidya_core::app::App::open(lib, true, Default::default()).unwrap();
-    let chunks = counts(lib).2 as usize;
     assert_eq!(
         app.refresh_vectors(),
         chunks,
@@ -186,6 +196,13 @@ fn the_app_makes_vectors_from_an_earlier_version_again() {
         stdout(&o)
     );
     assert!(!stderr(&o).contains("reindex"), "{}", stderr(&o));
+    let o = run(lib, &["doctor"]);
+    assert!(
+        stdout(&o).contains(&format!("  vectors:  {chunks} of {chunks} chunks searched"))
+            && !stdout(&o).contains("no vectors"),
+        "{}",
+        stdout(&o)
+    );
     // With vectors off (`vidya serve --no-embed`) the app leaves them alone.
     let db = rusqlite::Connection::open(lib.join("library.sqlite3")).unwrap();
     db.execute("UPDATE chunk_vectors SET model = 'old'", [])
@@ -229,14 +246,33 @@ fn a_book_added_during_the_refresh_goes_first() {
     std::thread::scope(|scope| {
         let refresh = scope.spawn(|| app.refresh_vectors());
         // Once the refresh is under way, a book arrives.
-        while app.vector_refresh().is_none_or(|p| p.done == 0) {
-            assert!(!refresh.is_finished(), "the refresh ended before it began");
-            std::thread::yield_now();
-        }
-        assert!(app.ingest(std::slice::from_ref(&notes), None, false, &mut |_| {}));
+        let done = loop {
+            match app.vector_refresh() {
+                Some(p) if p.done > 0 => break p.done as i64,
+                _ => {
+                    assert!(!refresh.is_finished(), "the refresh ended before it began");
+                    std::thread::yield_now();
+                }
+            }
+        };
+        let mut notes_said = Vec::new();
         assert!(
-            stale(&db) > 0,
-            "the book was added before the refresh finished"
+            app.ingest(std::slice::from_ref(&notes), None, false, &mut |e| {
+                if let vidya_core::app::IngestEvent::Note { message } = e {
+                    notes_said.push(message);
+                }
+            })
+        );
+        let left = stale(&db);
+        assert!(left > 0, "the book was added before the refresh finished");
+        assert!(
+            left <= chunks - done,
+            "what was embedded before the pause is kept: {left} stale of {chunks}, {done} done"
+        );
+        // The teacher in the window is not told to run a command.
+        assert!(
+            notes_said.iter().all(|n| !n.contains("reindex")),
+            "{notes_said:?}"
         );
         assert!(
             app.vector_refresh().is_some(),
@@ -253,6 +289,72 @@ fn a_book_added_during_the_refresh_goes_first() {
         "{}",
         stdout(&o)
     );
+}
+
+/// Closing the app (Ctrl-C on `vidya serve`) stops the start-up refresh at once, keeping what
+/// it embedded; the next start goes on from there. Chunks whose sentence vectors alone are
+/// from an earlier version are made again too.
+#[test]
+fn closing_the_app_stops_the_refresh_and_keeps_its_work() {
+    if !models_installed() {
+        return;
+    }
+    let dir = library_with_sample();
+    let lib = dir.path();
+    let stale = |db: &rusqlite::Connection| -> i64 {
+        db.query_row(
+            "SELECT COUNT(*) FROM chunk_vectors WHERE model = 'old'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let db = rusqlite::Connection::open(lib.join("library.sqlite3")).unwrap();
+    for table in ["chunk_vectors", "sentence_vectors"] {
+        db.execute(&format!("UPDATE {table} SET model = 'old'"), [])
+            .unwrap();
+    }
+    let chunks = stale(&db);
+    let app = vidya_core::app::App::open(lib, true, Default::default()).unwrap();
+    std::thread::scope(|scope| {
+        let refresh = scope.spawn(|| app.refresh_vectors());
+        while app.vector_refresh().is_none_or(|p| p.done == 0) {
+            assert!(!refresh.is_finished(), "the refresh ended before it began");
+            std::thread::yield_now();
+        }
+        app.close();
+        assert_eq!(
+            refresh.join().unwrap(),
+            0,
+            "a stopped refresh reports nothing"
+        );
+    });
+    assert_eq!(app.vector_refresh(), None);
+    let left = stale(&db);
+    assert!(
+        0 < left && left < chunks,
+        "stopped part-way, keeping its work: {left} of {chunks} stale"
+    );
+    drop(app);
+
+    let app = vidya_core::app::App::open(lib, true, Default::default()).unwrap();
+    assert_eq!(app.refresh_vectors() as i64, left, "the next start goes on");
+    assert_eq!(stale(&db), 0);
+    // Sentence vectors alone from an earlier version.
+    db.execute(
+        "UPDATE sentence_vectors SET model = 'old' WHERE chunk_id IN (SELECT id FROM chunks ORDER BY id LIMIT 5)",
+        [],
+    )
+    .unwrap();
+    assert_eq!(app.refresh_vectors(), 5);
+    let old: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM sentence_vectors WHERE model = 'old'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(old, 0);
 }
 
 /// Citations of `vidya ask --no-llm --json QUESTION` as `(file, pdf_page, text)`, and whether

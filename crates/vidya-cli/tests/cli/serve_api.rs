@@ -476,3 +476,72 @@ async fn the_app_routes_serve_the_interface_settings_conversations_and_pages() {
     let e: serde_json::Value = r.json().await.unwrap();
     assert_eq!(e["error"]["kind"], "too_large", "{e}");
 }
+
+/// Ctrl-C while `vidya serve` makes an earlier version's vectors again at start-up: it stops
+/// then, not when the refresh would have ended, keeps what it embedded (the next start goes on
+/// from there) and says it stopped.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_during_the_start_up_refresh_stops_serve_and_keeps_its_work() {
+    if crate::support::installed_models().is_none() {
+        eprintln!("skipped: run `cargo xtask setup --models` first");
+        return;
+    }
+    let dir = library_with_sample();
+    let lib = dir.path();
+    let db = rusqlite::Connection::open(lib.join("library.sqlite3")).unwrap();
+    for table in ["chunk_vectors", "sentence_vectors"] {
+        db.execute(&format!("UPDATE {table} SET model = 'old'"), [])
+            .unwrap();
+    }
+    let stale = || -> i64 {
+        db.query_row(
+            "SELECT COUNT(*) FROM chunk_vectors WHERE model = 'old'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let chunks = stale();
+    let mut child = vidya(lib)
+        .args(["serve", "--port", "0", "--ollama", "http://127.0.0.1:9"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut said = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    said.read_line(&mut line).unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    let http = reqwest::Client::new();
+    // Wait until the refresh has embedded something (the page's progress notice).
+    let mut polls = 0;
+    loop {
+        let (_, health) = get_json(&http, format!("{url}/health")).await;
+        if health["updating"]["done"].as_u64().is_some_and(|d| d > 0) {
+            break;
+        }
+        polls += 1;
+        assert!(polls < 2400, "the refresh never started: {health}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // SAFETY: kill(2) on our own child's pid, which has not been waited for yet.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut said, &mut rest).unwrap();
+    assert!(status.success(), "{status}: {rest}");
+    assert!(rest.contains("Vidya stopped serving"), "{rest}");
+    assert!(!rest.contains("Updated the search of"), "{rest}");
+    let left = stale();
+    assert!(
+        0 < left && left < chunks,
+        "stopped part-way, keeping its work: {left} of {chunks} stale"
+    );
+}

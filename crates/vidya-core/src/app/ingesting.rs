@@ -186,10 +186,7 @@ impl App {
         }
         *lock(&self.cancel) = None;
         if added {
-            if let Some(message) = embedder
-                .as_deref()
-                .and_then(|e| ingest::reindex::sync_index(&lib, e))
-            {
+            if let Some(message) = embedder.as_deref().and_then(|e| self.index_note(&lib, e)) {
                 emit(IngestEvent::Note { message });
             }
             // The next question rebuilds the tutor's in-memory indexes with the new book.

@@ -176,6 +176,8 @@ pub struct App {
     refresh_pause: AtomicBool,
     /// Ingests waiting for the ingest lock.
     ingests_waiting: Mutex<usize>,
+    /// Set by [`App::close`]: background work stops.
+    closing: AtomicBool,
 }
 
 impl std::fmt::Debug for App {
@@ -217,6 +219,7 @@ impl App {
             refresh: Mutex::new(None),
             refresh_pause: AtomicBool::new(false),
             ingests_waiting: Mutex::new(0),
+            closing: AtomicBool::new(false),
         })
     }
 
@@ -249,6 +252,9 @@ impl App {
     /// Loads the indexes and models now (on a background thread at start-up), so the first
     /// question is answered as fast as the next ones. Does nothing for an empty library.
     pub fn warm_up(&self) {
+        if self.closing.load(Ordering::SeqCst) {
+            return;
+        }
         let t = Instant::now();
         let mut guard = lock(&self.tutor);
         if guard.is_some() || !self.lib().and_then(|l| l.counts()).is_ok_and(|c| c.0 > 0) {

@@ -28,9 +28,10 @@ impl App {
     ///
     /// Meant for a background thread at start-up, before [`App::warm_up`]. It holds the ingest
     /// lock while it runs but pauses for a book being added ([`App::lock_for_ingest`]);
-    /// [`Health::updating`] says how far it is, and questions are answered meanwhile by word search. Its work is committed
-    /// [`crate::ingest::reindex::REINDEX_COMMIT`] chunks at a time, so when the window is
-    /// closed mid-way the next start continues from there. Afterwards the next question loads
+    /// [`Health::updating`] says how far it is, and questions are answered meanwhile by word
+    /// search. Its work is committed [`crate::ingest::reindex::REINDEX_COMMIT`] chunks at a
+    /// time, and whatever it embedded when it pauses or is stopped by [`App::close`], so the
+    /// next start continues from there (when the process is killed, from the last commit). Afterwards the next question loads
     /// the indexes with dense retrieval on. Both OpenStax books (4,988 chunks) took 188 s on
     /// this 2-core machine (`vidya reindex`, the same code), peak 396 MB. Does nothing
     /// (returns 0) when vectors are off ([`App::open`]'s `embed`), none are missing, or the
@@ -45,7 +46,7 @@ impl App {
         let model = crate::embed::model_id();
         let missing = || {
             self.lib()
-                .and_then(|l| l.missing_vector_count(&model))
+                .and_then(|l| l.chunks_to_embed_count(&model))
                 .map_or(0, |n| n.max(0) as usize)
         };
         let total = missing();
@@ -64,6 +65,9 @@ impl App {
         let t = Instant::now();
         let mut total = total;
         let result = loop {
+            if self.closing.load(Ordering::SeqCst) {
+                break Err(VidyaError::Cancelled);
+            }
             let running = lock(&self.ingest);
             if self.refresh_pause.load(Ordering::SeqCst) {
                 // A book is waiting to be added or read again: it goes first.
@@ -115,11 +119,23 @@ impl App {
                 self.forget_tutor();
                 embedded
             }
+            Err(VidyaError::Cancelled) => {
+                tracing::info!("stopped making vectors again; the next start goes on");
+                0
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "could not bring the stored vectors up to date; the next start tries again");
                 0
             }
         }
+    }
+
+    /// Stops the app's background work before the program ends: a running
+    /// [`App::refresh_vectors`] stops within one window of chunks (what it embedded is saved,
+    /// and the next start goes on), and [`App::warm_up`] no longer loads anything.
+    pub fn close(&self) {
+        self.closing.store(true, Ordering::SeqCst);
+        self.refresh_pause.store(true, Ordering::SeqCst);
     }
 
     /// Takes the ingest lock to add or read books again. A running [`App::refresh_vectors`]
@@ -137,7 +153,27 @@ impl App {
     fn ingest_waiting(&self, waiting: bool) {
         let mut n = lock(&self.ingests_waiting);
         *n = if waiting { *n + 1 } else { n.saturating_sub(1) };
-        self.refresh_pause.store(*n > 0, Ordering::SeqCst);
+        let closing = self.closing.load(Ordering::SeqCst);
+        self.refresh_pause
+            .store(*n > 0 || closing, Ordering::SeqCst);
+    }
+
+    /// The note for the teacher after books were added ([`ingest::reindex::sync_index`]'s), in
+    /// the app's words: earlier chunks still without vectors are made by
+    /// [`App::refresh_vectors`], now when it is running, else at the next start; `vidya
+    /// reindex` is a command a teacher in the window never sees.
+    pub(super) fn index_note(&self, lib: &Library, embedder: &Embedder) -> Option<String> {
+        let note = ingest::reindex::sync_index(lib, embedder)?;
+        let missing = lib.missing_vector_count(&embedder.model_id()).unwrap_or(0);
+        if missing == 0 {
+            Some(note)
+        } else if self.vector_refresh().is_some() {
+            None
+        } else {
+            Some(format!(
+                "{missing} passage(s) of earlier books are searched by their words only until Vidya is started again, which prepares them"
+            ))
+        }
     }
 
     /// Progress of [`App::refresh_vectors`] while it runs.

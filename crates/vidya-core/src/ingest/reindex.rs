@@ -50,8 +50,8 @@ pub struct ReindexReport {
 
 /// Embeds every chunk lacking its vector or its sentence vectors from `embedder` (every chunk
 /// when `force`; [`ChunkEmbedder`]) and rebuilds the HNSW index. `on_progress(done, total)`
-/// counts chunks; setting `cancel` stops before the next chunk with [`VidyaError::Cancelled`]
-/// (groups of [`REINDEX_COMMIT`] chunks already finished stay stored).
+/// counts chunks; setting `cancel` stops within a window of [`WINDOW`] chunks with
+/// [`VidyaError::Cancelled`], keeping every chunk embedded before it.
 pub fn reindex(
     lib: &mut Library,
     embedder: &Embedder,
@@ -73,6 +73,9 @@ pub fn reindex(
         let (mut vectors, mut sentence_vectors) = (Vec::new(), Vec::new());
         for window in group.chunks(WINDOW) {
             if !keep_going() {
+                // What this group embedded so far is kept too.
+                lib.put_chunk_vectors(&model, &vectors)?;
+                lib.put_sentence_vectors(&model, &sentence_vectors)?;
                 return Err(VidyaError::Cancelled);
             }
             let texts: Vec<_> = window

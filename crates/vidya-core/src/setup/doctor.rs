@@ -46,6 +46,11 @@ pub struct LibraryContents {
     pub pages: i64,
     /// Chunks stored.
     pub chunks: i64,
+    /// Chunks without their vector or sentence vectors from this version's embedder
+    /// ([`crate::embed::model_id`]): an earlier version made them, or the book was added with
+    /// vectors off. They are found by word search only until the app's start-up refresh or
+    /// `vidya reindex` makes them.
+    pub chunks_without_vectors: i64,
 }
 
 /// One native library ([`crate::native::entries`]).
@@ -157,6 +162,13 @@ impl DoctorReport {
                     "  books:    {} ({} pages, {} chunks)",
                     c.books, c.pages, c.chunks
                 ));
+                if c.chunks > 0 {
+                    out.push(format!(
+                        "  vectors:  {} of {} chunks searched by meaning",
+                        c.chunks - c.chunks_without_vectors,
+                        c.chunks
+                    ));
+                }
             }
             (Some(None), _) => {
                 out.push("  database: none yet (the first `vidya ingest` creates it here)".into())
@@ -216,16 +228,26 @@ fn check_library(
     let opened = Library::open_existing(library).and_then(|lib| {
         let schema_version = lib.schema_version()?;
         let (books, pages, chunks) = lib.counts()?;
+        let chunks_without_vectors = lib.chunks_to_embed_count(&crate::embed::model_id())?;
         let contents = LibraryContents {
             schema_version,
             books,
             pages,
             chunks,
+            chunks_without_vectors,
         };
         Ok((lib.db_path().display().to_string(), contents))
     });
     match opened {
-        Ok((db, contents)) => (Some(Some(db)), Some(contents)),
+        Ok((db, contents)) => {
+            if contents.chunks_without_vectors > 0 {
+                problems.push(format!(
+                    "{} of {} chunk(s) have no vectors from this version's embedder, so they are found by their words only. Fix: start Vidya (the window, or `vidya serve`), which prepares them in the background, or run `vidya reindex`",
+                    contents.chunks_without_vectors, contents.chunks
+                ));
+            }
+            (Some(Some(db)), Some(contents))
+        }
         Err(VidyaError::NoLibrary { .. }) => (Some(None), None),
         Err(e) => {
             problems.push(format!("library: {e}"));
@@ -440,6 +462,7 @@ mod tests {
                 books: 2,
                 pages: 1069,
                 chunks: 5021,
+                chunks_without_vectors: 21,
             }),
             problems: Vec::new(),
             ..report
@@ -451,7 +474,8 @@ mod tests {
         );
         let text = stored.to_text();
         assert!(
-            text.contains("  books:    2 (1069 pages, 5021 chunks)"),
+            text.contains("  books:    2 (1069 pages, 5021 chunks)")
+                && text.contains("  vectors:  5000 of 5021 chunks searched by meaning"),
             "{text}"
         );
         assert!(text.ends_with("All good."), "{text}");

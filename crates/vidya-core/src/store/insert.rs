@@ -392,6 +392,39 @@ mod tests {
         assert!(lib.books_with_file("a1").unwrap().is_empty());
     }
 
+    /// A book removed while its chunks were being embedded (`vidya serve` making vectors
+    /// again at start-up while a teacher deletes the book): the vectors that arrive for its
+    /// chunks are skipped, and the others are stored.
+    #[test]
+    fn vectors_of_a_removed_book_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut lib = Library::open(dir.path()).unwrap();
+        let gone = lib.insert_book(&book("c1", "Heat flows."), || {}).unwrap();
+        let gone_chunk = lib.all_terms().unwrap()[0].chunk_id;
+        lib.insert_book(&book("c2", "Light travels."), || {})
+            .unwrap();
+        lib.delete_book(gone).unwrap();
+        let kept = lib.all_terms().unwrap()[0].chunk_id;
+        assert_ne!(kept, gone_chunk);
+        assert_eq!(lib.chunks_to_embed_count("m").unwrap(), 1);
+        let v = vec![0.6f32, 0.8];
+        lib.put_chunk_vectors("m", &[(gone_chunk, v.clone()), (kept, v.clone())])
+            .unwrap();
+        let stored: Vec<i64> = lib
+            .chunk_vectors_after("m", 0)
+            .unwrap()
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(stored, [kept]);
+        assert_eq!(lib.missing_vector_count("m").unwrap(), 0);
+        // The chunk still lacks its sentence vectors until they are stored too.
+        assert_eq!(lib.chunks_to_embed_count("m").unwrap(), 1);
+        lib.put_sentence_vectors("m", &[(gone_chunk, vec![v.clone()]), (kept, vec![v])])
+            .unwrap();
+        assert_eq!(lib.chunks_to_embed_count("m").unwrap(), 0);
+    }
+
     #[test]
     fn a_failed_write_leaves_the_library_as_it_was() {
         let dir = tempfile::tempdir().unwrap();

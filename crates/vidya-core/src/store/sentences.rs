@@ -80,7 +80,8 @@ impl Library {
         Ok(out)
     }
 
-    /// Stores sentence vectors `(chunk id, vectors)` from `model` in one transaction.
+    /// Stores sentence vectors `(chunk id, vectors)` from `model` in one transaction; those of a
+    /// chunk no longer stored (its book was removed while it was embedded) are skipped.
     pub fn put_sentence_vectors(
         &mut self,
         model: &str,
@@ -94,7 +95,10 @@ impl Library {
         let tx = self.conn.transaction().map_err(err)?;
         {
             let mut st = tx
-                .prepare("INSERT OR REPLACE INTO sentence_vectors (chunk_id, model, vectors) VALUES (?1, ?2, ?3)")
+                .prepare(
+                    "INSERT OR REPLACE INTO sentence_vectors (chunk_id, model, vectors)
+                     SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?1)",
+                )
                 .map_err(err)?;
             for (id, v) in rows {
                 st.execute(params![id, model, encode(v)]).map_err(err)?;

@@ -135,6 +135,21 @@ impl Library {
             .map_err(|e| self.db_err(e))
     }
 
+    /// Number of chunks that lack their vector or their sentence vectors from `model` (those
+    /// [`Library::chunks_to_embed`] lists).
+    pub fn chunks_to_embed_count(&self, model: &str) -> Result<i64> {
+        self.conn
+            .query_row(
+                "SELECT COUNT(*) FROM chunks c
+                 LEFT JOIN chunk_vectors v ON v.chunk_id = c.id AND v.model = ?1
+                 LEFT JOIN sentence_vectors s ON s.chunk_id = c.id AND s.model = ?1
+                 WHERE v.chunk_id IS NULL OR s.chunk_id IS NULL",
+                [model],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.db_err(e))
+    }
+
     /// Number of chunks without a vector from `model`.
     pub fn missing_vector_count(&self, model: &str) -> Result<i64> {
         self.conn
@@ -202,7 +217,8 @@ impl Library {
     }
 
     /// Stores chunk vectors of `model` (replacing older ones) and recomputes the centroids of
-    /// every chapter they belong to, in one transaction.
+    /// every chapter they belong to, in one transaction. The vector of a chunk that is no longer
+    /// stored (its book was removed while it was embedded) is skipped.
     pub fn put_chunk_vectors(&mut self, model: &str, vectors: &[(i64, Vec<f32>)]) -> Result<()> {
         let db_path = self.db_path.clone();
         let err = |source| crate::error::VidyaError::Database {
@@ -213,7 +229,8 @@ impl Library {
         {
             let mut st = tx
                 .prepare(
-                    "INSERT OR REPLACE INTO chunk_vectors (chunk_id, model, vector) VALUES (?1, ?2, ?3)",
+                    "INSERT OR REPLACE INTO chunk_vectors (chunk_id, model, vector)
+                     SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?1)",
                 )
                 .map_err(err)?;
             for (id, v) in vectors {
