@@ -248,18 +248,35 @@ fn insert_pages(
     Ok(())
 }
 
+/// The `counters` row holding the highest chunk id ever given out (see [`insert_chunks`]).
+pub const CHUNK_ID_HIGH_WATER: &str = "chunk_id_high_water";
+
 /// The `chunks` rows: their ids, in order.
+///
+/// Ids are never given out twice, even after the newest book was removed (SQLite alone would
+/// reuse its ids: `chunks.id` is a plain `INTEGER PRIMARY KEY`). The HNSW index file
+/// ([`crate::search::dense`]) tells whether it still matches the database by the count, the
+/// highest and the sum of the chunk ids it holds; a reused id would let it keep a removed
+/// chunk's vector for the new chunk with that id. The highest id given out is kept in
+/// [`CHUNK_ID_HIGH_WATER`], in the same transaction.
 fn insert_chunks(
     tx: &Transaction,
     book_id: i64,
     chunks: &[NewChunk],
     chapter_ids: &[i64],
 ) -> rusqlite::Result<Vec<i64>> {
+    let first: i64 = tx.query_row(
+        "SELECT MAX(COALESCE((SELECT MAX(id) FROM chunks), 0),
+                    COALESCE((SELECT value FROM counters WHERE name = ?1), 0)) + 1",
+        [CHUNK_ID_HIGH_WATER],
+        |r| r.get(0),
+    )?;
     let mut st = tx.prepare(
-        "INSERT INTO chunks (book_id, chapter_id, ordinal, first_page, last_page, text, page_starts, terms, term_count, token_count, kind, context) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        "INSERT INTO chunks (book_id, chapter_id, ordinal, first_page, last_page, text, page_starts, terms, term_count, token_count, kind, context, id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?;
     let mut ids = Vec::with_capacity(chunks.len());
     for (i, c) in chunks.iter().enumerate() {
+        let id = first + i as i64;
         st.execute(params![
             book_id,
             chapter_ids[c.chapter],
@@ -272,9 +289,17 @@ fn insert_chunks(
             c.terms.len() as i64,
             c.token_count as i64,
             c.kind.as_str(),
-            c.context
+            c.context,
+            id
         ])?;
-        ids.push(tx.last_insert_rowid());
+        ids.push(id);
+    }
+    if let Some(last) = ids.last() {
+        tx.execute(
+            "INSERT INTO counters (name, value) VALUES (?1, ?2)
+             ON CONFLICT(name) DO UPDATE SET value = MAX(value, excluded.value)",
+            params![CHUNK_ID_HIGH_WATER, last],
+        )?;
     }
     Ok(ids)
 }
@@ -423,6 +448,45 @@ mod tests {
         lib.put_sentence_vectors("m", &[(gone_chunk, vec![v.clone()]), (kept, vec![v])])
             .unwrap();
         assert_eq!(lib.chunks_to_embed_count("m").unwrap(), 0);
+    }
+
+    /// The newest book removed and another added: its chunks get new ids, so the HNSW index
+    /// file cannot take the removed chunks' vectors for theirs; the same when a book that
+    /// was added last is read again.
+    #[test]
+    fn chunk_ids_are_never_given_out_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut lib = Library::open(dir.path()).unwrap();
+        lib.insert_book(&book("d1", "Heat flows."), || {}).unwrap();
+        let newest = lib
+            .insert_book(&book("d2", "Light travels."), || {})
+            .unwrap();
+        let ids = |lib: &Library| -> Vec<i64> {
+            let mut ids: Vec<i64> = lib
+                .all_terms()
+                .unwrap()
+                .iter()
+                .map(|t| t.chunk_id)
+                .collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        };
+        let removed = *ids(&lib).last().unwrap();
+        lib.delete_book(newest).unwrap();
+        let again = lib
+            .insert_book(&book("d3", "Sound echoes."), || {})
+            .unwrap();
+        let added = *ids(&lib).last().unwrap();
+        assert!(added > removed, "{added} reuses {removed}");
+        // Read again under its id: new chunk ids too.
+        let reread = NewBook {
+            replaces: Some(again),
+            ..book("d4", "Sound echoes off walls.")
+        };
+        lib.insert_book(&reread, || {}).unwrap();
+        assert!(*ids(&lib).last().unwrap() > added);
+        assert_eq!(lib.counter(CHUNK_ID_HIGH_WATER).unwrap(), added + 1);
     }
 
     #[test]
