@@ -80,14 +80,16 @@ pub fn run(
             }
             background.warm_up();
         });
-        server
+        let served = server
             .serve_until(async {
                 let _ = tokio::signal::ctrl_c().await;
             })
-            .await?;
-        // The start-up work stops within a second, keeping what it finished.
+            .await;
+        // The start-up work stops within a second, keeping what it finished; a book being
+        // added is cancelled.
         app.close();
         let _ = started.await;
+        served?;
         // Ctrl-C (on Windows also closing the console): say so, so a teacher knows it stopped.
         crate::output::err_line("Vidya stopped serving; the library is saved.");
         anyhow::Ok(())

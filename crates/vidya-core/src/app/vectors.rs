@@ -69,6 +69,10 @@ impl App {
                 break Err(VidyaError::Cancelled);
             }
             let running = lock(&self.ingest);
+            if self.closing.load(Ordering::SeqCst) {
+                // Closed while it waited for the lock (an ingest may have cleared the pause).
+                break Err(VidyaError::Cancelled);
+            }
             if self.refresh_pause.load(Ordering::SeqCst) {
                 // A book is waiting to be added or read again: it goes first.
                 drop(running);
@@ -132,10 +136,15 @@ impl App {
 
     /// Stops the app's background work before the program ends: a running
     /// [`App::refresh_vectors`] stops within one window of chunks (what it embedded is saved,
-    /// and the next start goes on), and [`App::warm_up`] no longer loads anything.
+    /// and the next start goes on), a book being added is cancelled (nothing of it is stored;
+    /// [`App::cancel_ingest`]), and [`App::warm_up`] no longer loads anything.
     pub fn close(&self) {
+        // Under the waiting ingests' lock, so an ingest ending now cannot clear the pause.
+        let waiting = lock(&self.ingests_waiting);
         self.closing.store(true, Ordering::SeqCst);
         self.refresh_pause.store(true, Ordering::SeqCst);
+        drop(waiting);
+        self.cancel_ingest();
     }
 
     /// Takes the ingest lock to add or read books again. A running [`App::refresh_vectors`]

@@ -112,6 +112,7 @@ impl DoctorReport {
                 problems.extend(f.message.clone());
             }
         }
+        problems.extend(vector_problem(contents.as_ref(), &bundled));
         let ollama = check_ollama(host, model, &mut problems);
         let (logs, traces) = (crate::paths::log_dir(), crate::trace::trace_dir());
         for (what, dir) in [("logs", &logs), ("traces", &traces)] {
@@ -164,9 +165,14 @@ impl DoctorReport {
                 ));
                 if c.chunks > 0 {
                     out.push(format!(
-                        "  vectors:  {} of {} chunks searched by meaning",
+                        "  vectors:  {} of {} chunks searched by meaning{}",
                         c.chunks - c.chunks_without_vectors,
-                        c.chunks
+                        c.chunks,
+                        if embedder_installed(&self.resources) {
+                            ""
+                        } else {
+                            " (the embedder is not installed)"
+                        }
                     ));
                 }
             }
@@ -220,6 +226,26 @@ impl DoctorReport {
     }
 }
 
+/// Chunks without vectors from this version's embedder, with the fix; a problem only when
+/// the embedder is installed to make them (without it, word search is what there is).
+fn vector_problem(contents: Option<&LibraryContents>, bundled: &ResourceReport) -> Option<String> {
+    let c = contents.filter(|c| c.chunks_without_vectors > 0)?;
+    embedder_installed(bundled).then(|| format!(
+        "{} of {} chunk(s) have no vectors from this version's embedder, so they are found by their words only. Fix: start Vidya (the window, or `vidya serve`), which prepares them in the background, or run `vidya reindex`",
+        c.chunks_without_vectors, c.chunks
+    ))
+}
+
+/// Whether every file of the embedder ([`crate::embed::MODEL_DIR`]) is present and intact.
+fn embedder_installed(bundled: &ResourceReport) -> bool {
+    let mut files = bundled
+        .files
+        .iter()
+        .filter(|f| f.name == crate::embed::MODEL_DIR)
+        .peekable();
+    files.peek().is_some() && files.all(|f| f.status == ResourceStatus::Ok)
+}
+
 /// The library's database and contents (see [`DoctorReport::database`]).
 fn check_library(
     library: &Path,
@@ -239,15 +265,7 @@ fn check_library(
         Ok((lib.db_path().display().to_string(), contents))
     });
     match opened {
-        Ok((db, contents)) => {
-            if contents.chunks_without_vectors > 0 {
-                problems.push(format!(
-                    "{} of {} chunk(s) have no vectors from this version's embedder, so they are found by their words only. Fix: start Vidya (the window, or `vidya serve`), which prepares them in the background, or run `vidya reindex`",
-                    contents.chunks_without_vectors, contents.chunks
-                ));
-            }
-            (Some(Some(db)), Some(contents))
-        }
+        Ok((db, contents)) => (Some(Some(db)), Some(contents)),
         Err(VidyaError::NoLibrary { .. }) => (Some(None), None),
         Err(e) => {
             problems.push(format!("library: {e}"));
@@ -411,6 +429,47 @@ mod tests {
         );
     }
 
+    /// Stale or missing vectors are a problem with its fix when the embedder is installed,
+    /// and only a note on the `vectors:` line when it is not.
+    #[test]
+    fn chunks_without_vectors_are_a_problem_only_when_the_embedder_can_make_them() {
+        let e5 = |status| resources::ResourceCheck {
+            name: crate::embed::MODEL_DIR.into(),
+            file: crate::embed::MODEL_FILE.into(),
+            kind: ResourceKind::Model,
+            required: false,
+            path: "/models/multilingual-e5-small/model_int8.onnx".into(),
+            status,
+            size_bytes: 0,
+            message: None,
+        };
+        let contents = |without| LibraryContents {
+            schema_version: SCHEMA_VERSION,
+            books: 1,
+            pages: 37,
+            chunks: 126,
+            chunks_without_vectors: without,
+        };
+        let installed = ResourceReport {
+            files: vec![e5(ResourceStatus::Ok)],
+            installed: false,
+        };
+        let missing = ResourceReport {
+            files: vec![e5(ResourceStatus::Missing)],
+            installed: false,
+        };
+        let p = vector_problem(Some(&contents(126)), &installed).unwrap();
+        assert!(p.starts_with("126 of 126 chunk(s) have no vectors"), "{p}");
+        assert!(p.contains("run `vidya reindex`"), "{p}");
+        assert_eq!(vector_problem(Some(&contents(0)), &installed), None);
+        assert_eq!(vector_problem(Some(&contents(126)), &missing), None);
+        assert_eq!(vector_problem(None, &installed), None);
+        assert!(!embedder_installed(&ResourceReport {
+            files: Vec::new(),
+            installed: false
+        }));
+    }
+
     #[test]
     fn the_text_names_each_part_and_the_json_keeps_its_keys() {
         let report = DoctorReport {
@@ -475,7 +534,9 @@ mod tests {
         let text = stored.to_text();
         assert!(
             text.contains("  books:    2 (1069 pages, 5021 chunks)")
-                && text.contains("  vectors:  5000 of 5021 chunks searched by meaning"),
+                && text.contains(
+                    "  vectors:  5000 of 5021 chunks searched by meaning (the embedder is not installed)"
+                ),
             "{text}"
         );
         assert!(text.ends_with("All good."), "{text}");
