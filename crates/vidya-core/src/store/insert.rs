@@ -121,6 +121,7 @@ impl Library {
         };
         let tx = self.conn.transaction().map_err(err)?;
         if let Some(old) = book.replaces {
+            keep_chunk_id_high_water(&tx).map_err(err)?;
             if tx
                 .execute("DELETE FROM books WHERE id = ?1", [old])
                 .map_err(err)?
@@ -250,6 +251,18 @@ fn insert_pages(
 
 /// The `counters` row holding the highest chunk id ever given out (see [`insert_chunks`]).
 pub const CHUNK_ID_HIGH_WATER: &str = "chunk_id_high_water";
+
+/// Records the highest chunk id stored so far in [`CHUNK_ID_HIGH_WATER`] before chunks are
+/// removed, so their ids are not given out again even in a library written before the mark
+/// existed ([`insert_chunks`]).
+pub(crate) fn keep_chunk_id_high_water(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO counters (name, value) SELECT ?1, COALESCE(MAX(id), 0) FROM chunks WHERE true
+         ON CONFLICT(name) DO UPDATE SET value = MAX(value, excluded.value)",
+        [CHUNK_ID_HIGH_WATER],
+    )?;
+    Ok(())
+}
 
 /// The `chunks` rows: their ids, in order.
 ///
@@ -485,8 +498,23 @@ mod tests {
             ..book("d4", "Sound echoes off walls.")
         };
         lib.insert_book(&reread, || {}).unwrap();
-        assert!(*ids(&lib).last().unwrap() > added);
-        assert_eq!(lib.counter(CHUNK_ID_HIGH_WATER).unwrap(), added + 1);
+        let reread_id = *ids(&lib).last().unwrap();
+        assert!(reread_id > added);
+        assert_eq!(lib.counter(CHUNK_ID_HIGH_WATER).unwrap(), reread_id);
+        // A library from before the mark: the removal records it.
+        let newest = lib
+            .insert_book(&book("d5", "Magnets attract."), || {})
+            .unwrap();
+        let magnet = *ids(&lib).last().unwrap();
+        lib.conn
+            .execute(
+                "DELETE FROM counters WHERE name = ?1",
+                [CHUNK_ID_HIGH_WATER],
+            )
+            .unwrap();
+        lib.delete_book(newest).unwrap();
+        lib.insert_book(&book("d6", "Ice melts."), || {}).unwrap();
+        assert!(*ids(&lib).last().unwrap() > magnet);
     }
 
     #[test]

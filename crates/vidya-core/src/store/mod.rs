@@ -341,6 +341,7 @@ impl Library {
 
     /// Deletes a book and everything stored for it, in one transaction.
     pub fn delete_book(&mut self, id: i64) -> Result<()> {
+        insert::keep_chunk_id_high_water(&self.conn).map_err(|e| self.db_err(e))?;
         let n = self
             .conn
             .execute("DELETE FROM books WHERE id = ?1", [id])
