@@ -23,12 +23,17 @@ pub(crate) fn demo(root: &Path) -> Result<()> {
             .args(args);
         c
     };
-    run_step("build vidya", {
-        let mut c = cargo();
-        c.current_dir(root)
-            .args(["build", "--quiet", "--package", "vidya-cli"]);
-        c
-    })?;
+    // Not quiet: the first build takes many minutes, and cargo's own progress shows it is
+    // working.
+    run_step(
+        "build vidya (the first time 15-30 minutes on a 2-core machine; cargo shows how far)",
+        {
+            let mut c = cargo();
+            c.current_dir(root)
+                .args(["build", "--package", "vidya-cli"]);
+            c
+        },
+    )?;
     run_step(
         "vidya ingest tests/fixtures/biology2e",
         vidya(&["ingest", "tests/fixtures/biology2e"]),
