@@ -129,3 +129,25 @@ pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
     // A test that failed while holding it does not stop the others.
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
+
+/// Marks every stored chunk and sentence vector of the library at `lib` as made by an earlier
+/// version of Vidya (model id `old`), as an update that changed the embedder leaves them, and
+/// returns the open database.
+pub fn stale_vectors(lib: &Path) -> rusqlite::Connection {
+    let db = rusqlite::Connection::open(lib.join("library.sqlite3")).unwrap();
+    for table in ["chunk_vectors", "sentence_vectors"] {
+        db.execute(&format!("UPDATE {table} SET model = 'old'"), [])
+            .unwrap();
+    }
+    db
+}
+
+/// Chunk vectors still from the earlier version ([`stale_vectors`]).
+pub fn stale_count(db: &rusqlite::Connection) -> i64 {
+    db.query_row(
+        "SELECT COUNT(*) FROM chunk_vectors WHERE model = 'old'",
+        [],
+        |r| r.get(0),
+    )
+    .unwrap()
+}

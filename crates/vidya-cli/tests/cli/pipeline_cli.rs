@@ -221,20 +221,8 @@ fn a_book_added_during_the_refresh_goes_first() {
     }
     let dir = library_with_sample();
     let lib = dir.path();
-    let stale = |db: &rusqlite::Connection| -> i64 {
-        db.query_row(
-            "SELECT COUNT(*) FROM chunk_vectors WHERE model = 'old'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap()
-    };
-    let db = rusqlite::Connection::open(lib.join("library.sqlite3")).unwrap();
-    db.execute("UPDATE chunk_vectors SET model = 'old'", [])
-        .unwrap();
-    db.execute("UPDATE sentence_vectors SET model = 'old'", [])
-        .unwrap();
-    let chunks = stale(&db);
+    let db = stale_vectors(lib);
+    let chunks = stale_count(&db);
     assert!(chunks > 100, "{chunks}");
     let notes = lib.join("notes.txt");
     std::fs::write(
@@ -263,7 +251,7 @@ fn a_book_added_during_the_refresh_goes_first() {
                 }
             })
         );
-        let left = stale(&db);
+        let left = stale_count(&db);
         assert!(left > 0, "the book was added before the refresh finished");
         assert!(
             left <= chunks - done,
@@ -280,7 +268,7 @@ fn a_book_added_during_the_refresh_goes_first() {
         );
         assert_eq!(refresh.join().unwrap(), chunks as usize);
     });
-    assert_eq!(stale(&db), 0);
+    assert_eq!(stale_count(&db), 0);
     assert_eq!(app.books().unwrap().len(), 2);
     let o = run(lib, &["ask", "What is osmosis?", "--no-llm", "--trace"]);
     ok(&o);
@@ -301,20 +289,8 @@ fn closing_the_app_stops_the_refresh_and_keeps_its_work() {
     }
     let dir = library_with_sample();
     let lib = dir.path();
-    let stale = |db: &rusqlite::Connection| -> i64 {
-        db.query_row(
-            "SELECT COUNT(*) FROM chunk_vectors WHERE model = 'old'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap()
-    };
-    let db = rusqlite::Connection::open(lib.join("library.sqlite3")).unwrap();
-    for table in ["chunk_vectors", "sentence_vectors"] {
-        db.execute(&format!("UPDATE {table} SET model = 'old'"), [])
-            .unwrap();
-    }
-    let chunks = stale(&db);
+    let db = stale_vectors(lib);
+    let chunks = stale_count(&db);
     let app = vidya_core::app::App::open(lib, true, Default::default()).unwrap();
     std::thread::scope(|scope| {
         let refresh = scope.spawn(|| app.refresh_vectors());
@@ -330,7 +306,7 @@ fn closing_the_app_stops_the_refresh_and_keeps_its_work() {
         );
     });
     assert_eq!(app.vector_refresh(), None);
-    let left = stale(&db);
+    let left = stale_count(&db);
     assert!(
         0 < left && left < chunks,
         "stopped part-way, keeping its work: {left} of {chunks} stale"
@@ -339,7 +315,7 @@ fn closing_the_app_stops_the_refresh_and_keeps_its_work() {
 
     let app = vidya_core::app::App::open(lib, true, Default::default()).unwrap();
     assert_eq!(app.refresh_vectors() as i64, left, "the next start goes on");
-    assert_eq!(stale(&db), 0);
+    assert_eq!(stale_count(&db), 0);
     // Sentence vectors alone from an earlier version.
     db.execute(
         "UPDATE sentence_vectors SET model = 'old' WHERE chunk_id IN (SELECT id FROM chunks ORDER BY id LIMIT 5)",

@@ -489,20 +489,8 @@ async fn ctrl_c_during_the_start_up_refresh_stops_serve_and_keeps_its_work() {
     }
     let dir = library_with_sample();
     let lib = dir.path();
-    let db = rusqlite::Connection::open(lib.join("library.sqlite3")).unwrap();
-    for table in ["chunk_vectors", "sentence_vectors"] {
-        db.execute(&format!("UPDATE {table} SET model = 'old'"), [])
-            .unwrap();
-    }
-    let stale = || -> i64 {
-        db.query_row(
-            "SELECT COUNT(*) FROM chunk_vectors WHERE model = 'old'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap()
-    };
-    let chunks = stale();
+    let db = stale_vectors(lib);
+    let chunks = stale_count(&db);
     let mut child = vidya(lib)
         .args(["serve", "--port", "0", "--ollama", "http://127.0.0.1:9"])
         .stderr(Stdio::piped())
@@ -539,7 +527,7 @@ async fn ctrl_c_during_the_start_up_refresh_stops_serve_and_keeps_its_work() {
     assert!(status.success(), "{status}: {rest}");
     assert!(rest.contains("Vidya stopped serving"), "{rest}");
     assert!(!rest.contains("Updated the search of"), "{rest}");
-    let left = stale();
+    let left = stale_count(&db);
     assert!(
         0 < left && left < chunks,
         "stopped part-way, keeping its work: {left} of {chunks} stale"
