@@ -125,6 +125,10 @@ pub struct Tune {
     /// Try this weight (0..1) of the sentence cosine in the rescoring stage.
     #[arg(long)]
     pub rescore_weight: Option<f32>,
+    /// Try this bonus in the rescoring stage for a passage that defines the term a
+    /// definition question asks about (0 turns it off).
+    #[arg(long)]
+    pub definition_weight: Option<f32>,
     /// Try this factor on the fused score of boilerplate chunks (1: rank them like body text).
     #[arg(long)]
     pub boilerplate_weight: Option<f32>,
@@ -156,6 +160,9 @@ impl Tune {
             }
             if let Some(w) = self.rescore_weight {
                 p.rescore_weight = w;
+            }
+            if let Some(w) = self.definition_weight {
+                p.definition_weight = w;
             }
             if let Some(w) = self.boilerplate_weight {
                 p.boilerplate_weight = w;

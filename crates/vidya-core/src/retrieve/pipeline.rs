@@ -10,6 +10,7 @@
 
 use super::budget::{self, BudgetReport, TokenCounter};
 use super::config::{asks_for_boilerplate, CROSS_LINGUAL_DENSE_WEIGHT};
+use super::definition::{asked_term, DefinitionMatcher};
 use super::fusion::{fuse, Fusion, INDIC_DENSE_WEIGHT};
 use super::gate::{self, GateDecision, GateInput};
 use super::prune::{self, Scorer};
@@ -89,6 +90,9 @@ struct Run<'a> {
     records: HashMap<i64, ChunkRecord>,
     /// Stored sentence vectors read so far, by chunk id.
     sentence_vectors: HashMap<i64, Vec<Vec<f32>>>,
+    /// Finds definitions of the term a definition question asks about (`None` for other
+    /// questions, or with `cfg.definition_weight` 0).
+    definition: Option<DefinitionMatcher>,
     stages: Vec<StageReport>,
 }
 
@@ -331,7 +335,12 @@ impl Retriever {
             }
         };
         let terms = self.tokenizer.terms(&query.text);
+        let definition = (cfg.definition_weight > 0.0)
+            .then(|| asked_term(typed, &query))
+            .flatten()
+            .map(|term| DefinitionMatcher::new(&term));
         Run {
+            definition,
             lib,
             cfg,
             books,
@@ -464,6 +473,7 @@ impl Retriever {
                 fused: s,
                 rerank: None,
                 sentence: None,
+                defines: false,
             })
             .collect();
         let items_in = bm25.len() + dense.len();
@@ -509,13 +519,25 @@ impl Retriever {
                 let ids: Vec<i64> = ranked.iter().map(|c| c.chunk_id).collect();
                 run.sentence_vectors = run.lib.sentence_vectors_of(&self.vector_model(), &ids)?;
                 let q = run.vector.as_deref().unwrap_or_default();
+                let definition = run.definition.as_ref();
                 for c in &mut ranked {
+                    let text = &run.records[&c.chunk_id].text;
                     c.sentence = run
                         .sentence_vectors
                         .get(&c.chunk_id)
-                        .and_then(|vs| best_sentence_cosine(q, vs, &run.records[&c.chunk_id].text));
+                        .and_then(|vs| best_sentence_cosine(q, vs, text));
+                    let body = self
+                        .location
+                        .get(&c.chunk_id)
+                        .is_some_and(|l| l.2 == BlockKind::Body);
+                    c.defines = body
+                        && definition.is_some_and(|d| {
+                            prune::chunk_sentences(text)
+                                .iter()
+                                .any(|s| prune::is_quotable(&s.text) && d.defines(&s.text))
+                        });
                 }
-                rescore(&mut ranked, cfg.rescore_weight);
+                rescore(&mut ranked, cfg.rescore_weight, cfg.definition_weight);
                 ranked.truncate(cfg.keep);
                 run.stages
                     .push(StageReport::timed("rescore", t, n, ranked.len()));
@@ -625,7 +647,16 @@ impl Retriever {
         };
         let n = chunks.len();
         let tokens_in: usize = chunks.iter().map(|c| self.counter.count(&c.text)).sum();
-        let pruned = prune::prune(chunks, &scorer)?;
+        // The definition a definition question asks for is kept whatever its cosine.
+        let defines = |c: &ChunkRecord, sentence: &str| {
+            run.definition.as_ref().is_some_and(|d| {
+                self.location
+                    .get(&c.id)
+                    .is_some_and(|l| l.2 == BlockKind::Body)
+                    && d.defines(sentence)
+            })
+        };
+        let pruned = prune::prune_defining(chunks, &scorer, &defines)?;
         let pruned_tokens: usize = pruned.iter().map(|p| self.counter.count(&p.text())).sum();
         result.stages.push(StageReport {
             tokens_in: Some(tokens_in),

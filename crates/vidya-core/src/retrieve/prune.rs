@@ -87,6 +87,9 @@ pub struct KeptSentence {
     pub chunk_id: i64,
     /// Cosine with the question (or summed idf of matched terms without the embedder).
     pub score: f32,
+    /// True when it defines the term a definition question asks about
+    /// ([`super::definition`]); such a sentence is kept whatever its score.
+    pub defines: bool,
 }
 
 /// A chunk reduced to its kept sentences.
@@ -221,6 +224,19 @@ pub fn score_sentences(chunks: &[ChunkRecord], scorer: &Scorer<'_>) -> Result<Ve
 ///
 /// Errors: the embedder failed.
 pub fn prune(chunks: Vec<ChunkRecord>, scorer: &Scorer<'_>) -> Result<Vec<PrunedPassage>> {
+    prune_defining(chunks, scorer, &|_, _| false)
+}
+
+/// [`prune`], also keeping every quotable sentence for which `defines(chunk, sentence)` is
+/// true (the definition of the term a definition question asks about, [`super::definition`]),
+/// marked [`KeptSentence::defines`].
+///
+/// Errors: as [`prune`].
+pub fn prune_defining(
+    chunks: Vec<ChunkRecord>,
+    scorer: &Scorer<'_>,
+    defines: &dyn Fn(&ChunkRecord, &str) -> bool,
+) -> Result<Vec<PrunedPassage>> {
     let scores = score_sentences(&chunks, scorer)?;
     let threshold = match scorer {
         Scorer::Dense { threshold, .. } => Some(*threshold),
@@ -238,6 +254,7 @@ pub fn prune(chunks: Vec<ChunkRecord>, scorer: &Scorer<'_>) -> Result<Vec<Pruned
                 .enumerate()
                 .map(|(order, (s, score))| KeptSentence {
                     page: page_at(&chunk.page_starts, s.start),
+                    defines: is_quotable(&s.text) && defines(&chunk, &s.text),
                     text: s.text,
                     order,
                     chunk_id: chunk.id,
@@ -258,8 +275,9 @@ pub fn prune(chunks: Vec<ChunkRecord>, scorer: &Scorer<'_>) -> Result<Vec<Pruned
             let sentences: Vec<KeptSentence> = all
                 .into_iter()
                 .filter(|s| {
-                    is_quotable(&s.text)
-                        && (s.score >= threshold || (rank == 0 && Some(s.order) == best))
+                    s.defines
+                        || (is_quotable(&s.text)
+                            && (s.score >= threshold || (rank == 0 && Some(s.order) == best)))
                 })
                 .collect();
             (!sentences.is_empty()).then_some(PrunedPassage { chunk, sentences })

@@ -7,8 +7,9 @@ use crate::embed::cosine;
 
 /// Stage 2 without a cross-encoder: re-sorts `ranked` by `(1 − w) · fused + w · sentence`,
 /// each min–max normalised over the candidates (a candidate without a sentence cosine gets the
-/// lowest). Ties keep the fused order.
-pub fn rescore(ranked: &mut [Candidate], w: f32) {
+/// lowest), plus `definition` for a candidate that [`Candidate::defines`] the term asked
+/// about. Ties keep the fused order.
+pub fn rescore(ranked: &mut [Candidate], w: f32, definition: f32) {
     let norm = |xs: Vec<f32>| {
         let (lo, hi) = xs
             .iter()
@@ -36,7 +37,10 @@ pub fn rescore(ranked: &mut [Candidate], w: f32) {
         .iter()
         .zip(&sentence)
         .enumerate()
-        .map(|(i, (f, s))| ((1.0 - w) * f + w * s, i))
+        .map(|(i, (f, s))| {
+            let d = if ranked[i].defines { definition } else { 0.0 };
+            ((1.0 - w) * f + w * s + d, i)
+        })
         .collect();
     keyed.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let order: Vec<Candidate> = keyed.iter().map(|(_, i)| ranked[*i].clone()).collect();
@@ -68,6 +72,7 @@ mod tests {
             fused,
             rerank: None,
             sentence,
+            defines: false,
         }
     }
 
@@ -84,14 +89,14 @@ mod tests {
             candidate(3, 0.7, Some(0.95)),
         ];
         let mut none = base.clone();
-        rescore(&mut none, 0.0);
+        rescore(&mut none, 0.0, 0.0);
         assert_eq!(order(&none), [1, 2, 3], "weight 0 keeps the fused order");
         // Normalised, fused is 1, 0.5, 0 and sentence 0, 0.07, 1: at 0.7, 0.3, 0.20, 0.7.
         let mut most = base.clone();
-        rescore(&mut most, 0.7);
+        rescore(&mut most, 0.7, 0.0);
         assert_eq!(order(&most), [3, 1, 2]);
         let mut all = base;
-        rescore(&mut all, 1.0);
+        rescore(&mut all, 1.0, 0.0);
         assert_eq!(
             order(&all),
             [3, 2, 1],
@@ -117,12 +122,12 @@ mod tests {
             candidate(2, 0.85, Some(0.9)),
             candidate(3, 0.5, Some(0.6)),
         ];
-        rescore(&mut c, 0.5);
+        rescore(&mut c, 0.5, 0.0);
         // 1: 0.5·1 + 0.5·0 = 0.5; 2: 0.5·0.875 + 0.5·1 = 0.94; 3: 0 + 0 = 0.
         assert_eq!(order(&c), [2, 1, 3]);
         // Ties keep the fused order; no sentence vectors at all is the fused order.
         let mut flat = vec![candidate(5, 0.4, None), candidate(4, 0.4, None)];
-        rescore(&mut flat, 0.5);
+        rescore(&mut flat, 0.5, 0.0);
         assert_eq!(order(&flat), [5, 4]);
     }
 }

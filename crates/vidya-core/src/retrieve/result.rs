@@ -28,6 +28,10 @@ pub struct Candidate {
     pub rerank: Option<f32>,
     /// Best cosine of one of its sentences with the question, when rescored.
     pub sentence: Option<f32>,
+    /// True when one of its sentences defines the term a definition question asks about
+    /// ([`super::definition`]), when rescored.
+    #[serde(default)]
+    pub defines: bool,
 }
 
 /// One stage's figures.

@@ -427,3 +427,63 @@ fn rescoring_with_the_embedder_orders_the_fused_candidates_by_cosine() {
         .unwrap();
     assert!(plain.stages.iter().all(|s| s.stage != "rescore"));
 }
+
+#[test]
+fn a_definition_question_ranks_quotes_and_cites_the_defining_sentence_first() {
+    use vidya_core::answer::extractive::from_passages;
+    let Some(dir) = sample() else { return };
+    let e = engine(dir);
+    let cfg = PipelineConfig::default();
+    for (question, definition) in [
+        ("wat is chemiosmosis", "is called chemiosmosis"),
+        ("define carbon fixation", "is called carbon fixation"),
+        ("glycolysis meaning", "Glycolysis is the first step"),
+    ] {
+        let r = e.retrieve(question, None, &cfg).unwrap();
+        assert!(r.gate.pass, "{question}");
+        let first_defining = r.ranked.iter().position(|c| c.defines);
+        let defining_chunk = first_defining.map(|i| r.ranked[i].chunk_id);
+        let defining: Vec<&str> = r
+            .passages
+            .iter()
+            .flat_map(|p| &p.sentences)
+            .filter(|s| s.defines)
+            .map(|s| s.text.as_str())
+            .collect();
+        assert!(
+            defining.iter().any(|s| s.contains(definition)),
+            "{question}: {defining:?}"
+        );
+        let answer = from_passages(e.library(), &r.passages, 4).unwrap();
+        assert!(
+            answer.citations[0].text.contains(definition),
+            "{question}: the definition's page is cited first: {:?}",
+            answer.citations
+        );
+        // Weight 0 turns definition questions' handling off: nothing is marked.
+        let off = PipelineConfig {
+            definition_weight: 0.0,
+            ..cfg.clone()
+        };
+        let r = e.retrieve(question, None, &off).unwrap();
+        assert!(r.ranked.iter().all(|c| !c.defines), "{question}");
+        let before = r
+            .ranked
+            .iter()
+            .position(|c| Some(c.chunk_id) == defining_chunk);
+        assert!(
+            first_defining.is_some() && first_defining <= before.or(Some(usize::MAX)),
+            "{question}: the defining passage ranks no lower than without ({first_defining:?}, {before:?})"
+        );
+        assert!(r
+            .passages
+            .iter()
+            .flat_map(|p| &p.sentences)
+            .all(|s| !s.defines));
+    }
+    // A question that asks something else marks nothing.
+    let r = e
+        .retrieve("why do plants need sunlight", None, &cfg)
+        .unwrap();
+    assert!(r.ranked.iter().all(|c| !c.defines));
+}
