@@ -28,6 +28,7 @@ const SUBJECT_WITHIN: usize = 3;
 const OPENERS: &[&[&str]] = &[
     &["what", "do", "you", "mean", "by"],
     &["what", "is", "meant", "by"],
+    &["what", "is", "mean", "by"],
     &["what", "are", "meant", "by"],
     &["what", "is", "the", "meaning", "of"],
     &["what", "is", "the", "definition", "of"],
@@ -38,6 +39,10 @@ const OPENERS: &[&[&str]] = &[
     &["what", "are"],
     &["what", "s"],
     &["whats"],
+    &["what's"],
+    &["what’s"],
+    &["what", "does"],
+    &["what", "do"],
     &["define"],
     &["state"],
 ];
@@ -127,8 +132,9 @@ const DEFINING_VERBS: &[&str] = &[
 
 /// Copulas after the term ("X is …"); they define only when followed by one of
 /// [`DEFINITION_AFTER_COPULA`] ("Osmosis is the diffusion …", "Power is calculated by …"), or,
-/// for a plural subject, by any word but [`NOT_A_DEFINITION_AFTER_ARE`] ("Estuaries are
-/// biomes …", not "Natural selection is likely to favour …").
+/// for a plural subject, by a plural noun that is not one of [`NOT_A_DEFINITION_AFTER_ARE`]
+/// ("Estuaries are biomes …"; not "Natural selection is likely to favour …", "Work and energy
+/// are closely related").
 const COPULAS: &[&str] = &["is", "are", "was", "were"];
 
 /// Words after a copula that make the sentence a definition.
@@ -136,7 +142,6 @@ const DEFINITION_AFTER_COPULA: &[&str] = &[
     "a",
     "an",
     "the",
-    "one",
     "any",
     "defined",
     "called",
@@ -193,10 +198,27 @@ const NOT_A_DEFINITION_AFTER_ARE: &[&str] = &[
     "too",
     "so",
     "being",
+    "always",
+    "thus",
+    "across",
+    "perhaps",
+    "sometimes",
+    "as",
+    "its",
+    "this",
+    "these",
+    "those",
 ];
 
-/// Words before the term that name it ("… is called X", "… known as X", "termed X").
-const NAMING_CUES: &[&str] = &["called", "termed", "named", "as", "defined"];
+/// Words before the term that name it ("… is called X", "termed X").
+const NAMING_CUES: &[&str] = &["called", "termed", "named"];
+
+/// Words before "as" that name the term after it ("known as X", "referred to as X"); a bare
+/// "as" ("such as X", "as well as X", "just as X is") names nothing.
+const NAMING_BEFORE_AS: &[&str] = &["known", "referred", "defined", "described", "called"];
+
+/// Words before the term that define it when "as" follows ("We define energy as …").
+const DEFINING_BEFORE: &[&str] = &["define", "defines", "defined"];
 
 /// The term a definition question asks about, as lower-case English words (1 to
 /// [`MAX_TERM_WORDS`]), or `None` when `typed` does not ask what something is.
@@ -255,7 +277,20 @@ pub fn asked_term(typed: &str, query: &NormalizedQuery) -> Option<Vec<String>> {
             .iter()
             .rposition(|w| HINGLISH_JOINERS.contains(&w.as_str()))
             .map_or(0, |j| j + 1);
-        before[start..].iter().map(|w| corrected(w)).collect()
+        let term: Vec<String> = before[start..]
+            .iter()
+            .flat_map(|w| {
+                corrected(w)
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        // "mitochondria ka function kya hai" asks something else.
+        if term.iter().any(|w| ASKS_OTHER.contains(&w.as_str())) {
+            return None;
+        }
+        term
     } else {
         let mapped: Vec<String> = words
             .iter()
@@ -286,6 +321,9 @@ fn english_term(words: &[String]) -> Option<Vec<String>> {
         .last()
         .is_some_and(|w| CLOSERS.contains(&w.as_str()))
         .then_some(1);
+    // "what does inertia mean" asks a definition; "what does the heart do" does not.
+    let opener =
+        opener.filter(|&n| !matches!(words[n - 1].as_str(), "does" | "do") || closer.is_some());
     let (start, mut end) = match (opener, closer) {
         (Some(n), _) => (n, words.len()),
         (None, Some(_)) => (0, words.len() - 1),
@@ -364,10 +402,21 @@ impl DefinitionMatcher {
             if words_before <= SUBJECT_WITHIN && defining_verb_after(&tokens[i + n..]) {
                 return true;
             }
-            if let Some(Token::Word(w)) = i.checked_sub(1).map(|j| &tokens[j]) {
-                if NAMING_CUES.contains(&w.as_str()) {
-                    return true;
-                }
+            let word = |j: Option<usize>| match j.and_then(|j| tokens.get(j)) {
+                Some(Token::Word(w)) => Some(w.as_str()),
+                _ => None,
+            };
+            let (prev, prev2, next) = (
+                word(i.checked_sub(1)),
+                word(i.checked_sub(2)),
+                word(Some(i + n)),
+            );
+            let named = prev.is_some_and(|w| NAMING_CUES.contains(&w))
+                || (prev == Some("as") && prev2.is_some_and(|w| NAMING_BEFORE_AS.contains(&w)))
+                || (prev == Some("to") && prev2 == Some("referred"))
+                || (prev.is_some_and(|w| DEFINING_BEFORE.contains(&w)) && next == Some("as"));
+            if named {
+                return true;
             }
         }
         false
@@ -421,12 +470,19 @@ fn defining_verb_after(rest: &[Token]) -> bool {
         Some(w) if DEFINING_VERBS.contains(&w) => true,
         Some(w) if COPULAS.contains(&w) => match word(i + 1) {
             Some(next) if DEFINITION_AFTER_COPULA.contains(&next) => true,
-            Some(next) => w == "are" && !NOT_A_DEFINITION_AFTER_ARE.contains(&next),
+            // A plural subject defined by a plural noun: "Estuaries are biomes …".
+            Some(next) => {
+                w == "are" && next.ends_with('s') && !NOT_A_DEFINITION_AFTER_ARE.contains(&next)
+            }
             None => false,
         },
         _ => false,
     };
-    if verb(0) {
+    // "Energy can be defined as …".
+    let can_be = word(0) == Some("can")
+        && word(1) == Some("be")
+        && word(2).is_some_and(|w| matches!(w, "defined" | "described" | "called"));
+    if verb(0) || can_be {
         return true;
     }
     let close = match rest.first() {
@@ -498,6 +554,10 @@ mod tests {
             corrected("osmosis defination", &[("defination", "definition")]).as_deref(),
             Some("osmosis")
         );
+        assert_eq!(term("what does inertia mean").as_deref(), Some("inertia"));
+        assert_eq!(term("what is mean by osmosis").as_deref(), Some("osmosis"));
+        assert_eq!(term("what's osmosis").as_deref(), Some("osmosis"));
+        assert_eq!(term("what does the heart do"), None);
     }
 
     #[test]
@@ -551,6 +611,8 @@ mod tests {
             Some("latent heat")
         );
         assert_eq!(term("पौधे हरे क्यों दिखते हैं"), None);
+        assert_eq!(term("mitochondria ka function kya hai"), None);
+        assert_eq!(term("momentum ka formula kya hai"), None);
         assert_eq!(term("plants green kyu dikhte hai"), None);
     }
 
@@ -616,6 +678,15 @@ mod tests {
             "doppler effect",
             "The Doppler effect is a change in the observed pitch of a sound."
         ));
+        assert!(defines(
+            "energy",
+            "We define energy as the ability to do work."
+        ));
+        assert!(defines(
+            "energy",
+            "Energy can be defined as the capacity to do work."
+        ));
+        assert!(defines("estuary", "Such places are known as estuaries."));
     }
 
     #[test]
@@ -646,6 +717,20 @@ mod tests {
         assert!(!defines(
             "enzymes",
             "Enzymes are found in every living cell."
+        ));
+        assert!(!defines(
+            "light",
+            "The lamp's energy ends up traveling as light toward the woman."
+        ));
+        assert!(!defines(
+            "carbon dioxide",
+            "As carbon dioxide rises, the leaf closes its stomata."
+        ));
+        assert!(!defines("energy", "Work and energy are closely related."));
+        assert!(!defines("energy", "Plants such as energy crops grow fast."));
+        assert!(!defines(
+            "momentum",
+            "Momentum is one of the most important ideas in physics."
         ));
     }
 }
