@@ -579,27 +579,16 @@ mod tests {
 
     #[test]
     fn hinglish_and_hindi_definition_questions_give_their_term() {
-        assert_eq!(term("inertia kya hota hai").as_deref(), Some("inertia"));
-        assert_eq!(
-            term("enzyme ka active site kya hota hai").as_deref(),
-            Some("active site")
-        );
-        assert_eq!(
-            term("standing wave me node kya hota hai").as_deref(),
-            Some("node")
-        );
-        assert_eq!(
-            term("homeostasis ka matlab kya hai").as_deref(),
-            Some("homeostasis")
-        );
-        assert_eq!(
-            term("exotic species kise kehte hai").as_deref(),
-            Some("exotic species")
-        );
-        assert_eq!(
-            term("आनुवंशिक विचलन (genetic drift) क्या है").as_deref(),
-            Some("genetic drift")
-        );
+        for (question, asked) in [
+            ("inertia kya hota hai", "inertia"),
+            ("enzyme ka active site kya hota hai", "active site"),
+            ("standing wave me node kya hota hai", "node"),
+            ("homeostasis ka matlab kya hai", "homeostasis"),
+            ("exotic species kise kehte hai", "exotic species"),
+            ("आनुवंशिक विचलन (genetic drift) क्या है", "genetic drift"),
+        ] {
+            assert_eq!(term(question).as_deref(), Some(asked), "{question}");
+        }
         let q = NormalizedQuery {
             english: Some("latent heat".into()),
             ..Default::default()

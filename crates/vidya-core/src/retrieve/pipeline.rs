@@ -408,6 +408,13 @@ impl Retriever {
         r
     }
 
+    /// True when `chunk` is running text (not boilerplate), where a definition counts.
+    fn is_body(&self, chunk: i64) -> bool {
+        self.location
+            .get(&chunk)
+            .is_some_and(|l| l.2 == BlockKind::Body)
+    }
+
     /// True when `chunk` is in a book asked about and in a chapter the router kept.
     fn allowed(&self, run: &Run, chunk: i64) -> bool {
         self.location.get(&chunk).is_some_and(|(b, c, _)| {
@@ -521,18 +528,14 @@ impl Retriever {
                 let q = run.vector.as_deref().unwrap_or_default();
                 let definition = run.definition.as_ref();
                 for c in &mut ranked {
-                    let text = &run.records[&c.chunk_id].text;
+                    let sentences = prune::chunk_sentences(&run.records[&c.chunk_id].text);
                     c.sentence = run
                         .sentence_vectors
                         .get(&c.chunk_id)
-                        .and_then(|vs| best_sentence_cosine(q, vs, text));
-                    let body = self
-                        .location
-                        .get(&c.chunk_id)
-                        .is_some_and(|l| l.2 == BlockKind::Body);
-                    c.defines = body
+                        .and_then(|vs| best_sentence_cosine(q, vs, &sentences));
+                    c.defines = self.is_body(c.chunk_id)
                         && definition.is_some_and(|d| {
-                            prune::chunk_sentences(text)
+                            sentences
                                 .iter()
                                 .any(|s| prune::is_quotable(&s.text) && d.defines(&s.text))
                         });
@@ -649,12 +652,9 @@ impl Retriever {
         let tokens_in: usize = chunks.iter().map(|c| self.counter.count(&c.text)).sum();
         // The definition a definition question asks for is kept whatever its cosine.
         let defines = |c: &ChunkRecord, sentence: &str| {
-            run.definition.as_ref().is_some_and(|d| {
-                self.location
-                    .get(&c.id)
-                    .is_some_and(|l| l.2 == BlockKind::Body)
-                    && d.defines(sentence)
-            })
+            run.definition
+                .as_ref()
+                .is_some_and(|d| self.is_body(c.id) && d.defines(sentence))
         };
         let pruned = prune::prune_defining(chunks, &scorer, &defines)?;
         let pruned_tokens: usize = pruned.iter().map(|p| self.counter.count(&p.text())).sum();

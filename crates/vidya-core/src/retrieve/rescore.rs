@@ -47,13 +47,17 @@ pub fn rescore(ranked: &mut [Candidate], w: f32, definition: f32) {
     ranked.clone_from_slice(&order);
 }
 
-/// The best cosine between `query` and a quotable sentence of `text` (see
-/// [`prune::is_quotable`]), given the chunk's stored sentence `vectors` in sentence order
-/// ([`prune::chunk_sentences`]); `None` when no sentence is quotable.
-pub fn best_sentence_cosine(query: &[f32], vectors: &[Vec<f32>], text: &str) -> Option<f32> {
+/// The best cosine between `query` and a quotable one of a chunk's `sentences` (its
+/// [`prune::chunk_sentences`]; see [`prune::is_quotable`]), given the chunk's stored sentence
+/// `vectors` in the same order; `None` when no sentence is quotable.
+pub fn best_sentence_cosine(
+    query: &[f32],
+    vectors: &[Vec<f32>],
+    sentences: &[prune::ChunkSentence],
+) -> Option<f32> {
     vectors
         .iter()
-        .zip(prune::chunk_sentences(text))
+        .zip(sentences)
         .filter(|(_, s)| prune::is_quotable(&s.text))
         .map(|(v, _)| cosine(query, v))
         .max_by(f32::total_cmp)
@@ -110,9 +114,10 @@ mod tests {
         let q = [1.0, 0.0];
         // The question sentence is closest to the query but is never quoted.
         let vectors = vec![vec![0.6, 0.8], vec![1.0, 0.0], vec![0.0, 1.0]];
-        let best = best_sentence_cosine(&q, &vectors, text).unwrap();
+        let sentences = prune::chunk_sentences(text);
+        let best = best_sentence_cosine(&q, &vectors, &sentences).unwrap();
         assert!((best - 0.6).abs() < 1e-6, "{best}");
-        assert_eq!(best_sentence_cosine(&q, &[], text), None);
+        assert_eq!(best_sentence_cosine(&q, &[], &sentences), None);
     }
 
     #[test]
