@@ -23,12 +23,21 @@ pub enum DriveKind {
 }
 
 impl DriveKind {
-    /// The SQL that sets the journal mode and sync level for a library on this kind of drive.
-    pub fn journal_pragmas(self) -> &'static str {
+    /// The journal mode for a library on this kind of drive (`"wal"` or `"delete"`, as
+    /// `PRAGMA journal_mode` names them). It is a property of the database file, so
+    /// [`crate::store::Library`] switches it only when the file has another.
+    pub fn journal_mode(self) -> &'static str {
         match self {
-            DriveKind::Local => "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
-            DriveKind::Removable => "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;",
-            DriveKind::Network => "PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL;",
+            DriveKind::Local | DriveKind::Removable => "wal",
+            DriveKind::Network => "delete",
+        }
+    }
+
+    /// The SQL that sets the sync level (per connection) for a library on this kind of drive.
+    pub fn sync_pragma(self) -> &'static str {
+        match self {
+            DriveKind::Local => "PRAGMA synchronous = NORMAL;",
+            DriveKind::Removable | DriveKind::Network => "PRAGMA synchronous = FULL;",
         }
     }
 }
@@ -108,12 +117,12 @@ mod tests {
 
     #[test]
     fn only_network_shares_leave_wal_and_only_local_disks_sync_less() {
-        assert!(DriveKind::Local.journal_pragmas().contains("WAL"));
-        assert!(DriveKind::Local.journal_pragmas().contains("NORMAL"));
-        assert!(DriveKind::Removable.journal_pragmas().contains("WAL"));
-        assert!(DriveKind::Removable.journal_pragmas().contains("FULL"));
-        assert!(DriveKind::Network.journal_pragmas().contains("DELETE"));
-        assert!(DriveKind::Network.journal_pragmas().contains("FULL"));
+        assert_eq!(DriveKind::Local.journal_mode(), "wal");
+        assert!(DriveKind::Local.sync_pragma().contains("NORMAL"));
+        assert_eq!(DriveKind::Removable.journal_mode(), "wal");
+        assert!(DriveKind::Removable.sync_pragma().contains("FULL"));
+        assert_eq!(DriveKind::Network.journal_mode(), "delete");
+        assert!(DriveKind::Network.sync_pragma().contains("FULL"));
     }
 
     #[test]

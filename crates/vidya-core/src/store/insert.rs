@@ -119,7 +119,10 @@ impl Library {
             path: db_path.clone(),
             source,
         };
-        let tx = self.conn.transaction().map_err(err)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
         if let Some(old) = book.replaces {
             keep_chunk_id_high_water(&tx).map_err(err)?;
             if tx

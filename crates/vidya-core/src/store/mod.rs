@@ -114,6 +114,18 @@ pub struct TermsRow {
     pub term_count: usize,
 }
 
+/// How long a library waits for another process that holds its lock (SQLite's busy timeout,
+/// also the budget for switching the journal mode): 10 s, longer than one book's write
+/// transaction on the slow laptops Vidya is for.
+pub const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Whether `e` is SQLite's "database is locked" / "table is locked" (SQLITE_BUSY or
+/// SQLITE_LOCKED, extended codes included).
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
+}
+
 impl Library {
     /// The default library folder: `$VIDYA_LIBRARY` when set, else the per-user data folder
     /// (`~/.local/share/vidya/library` on Linux, `%APPDATA%\Vidya\Vidya\data\library` on Windows).
@@ -175,12 +187,66 @@ impl Library {
     fn configure(&mut self) -> Result<()> {
         // busy_timeout first: several Vidya processes may open a new library at once.
         self.conn
-            .busy_timeout(std::time::Duration::from_secs(10))
+            .busy_timeout(BUSY_WAIT)
             .map_err(|e| self.db_err(e))?;
-        let journal = drive::drive_kind(&self.dir).journal_pragmas();
+        let drive = drive::drive_kind(&self.dir);
+        self.set_journal_mode(drive.journal_mode())?;
         self.conn
-            .execute_batch(&format!("{journal} PRAGMA foreign_keys = ON;"))
+            .execute_batch(&format!(
+                "{} PRAGMA foreign_keys = ON;",
+                drive.sync_pragma()
+            ))
             .map_err(|e| self.db_err(e))
+    }
+
+    /// Puts the database file in journal mode `want` ("wal" or "delete") unless it already is.
+    ///
+    /// Changing the mode needs the file to itself, and SQLite does not run the busy handler
+    /// for `PRAGMA journal_mode` (it answers SQLITE_BUSY at once while another connection
+    /// reads or writes: six `vidya ingest` processes creating one new library failed this way
+    /// on CI). So the mode is read first (a persistent property of the file: after the first
+    /// open nothing is changed and no lock is taken), and a refused change is tried again with
+    /// a growing pause (5 → 100 ms) for up to [`BUSY_WAIT`]; another process finishing the
+    /// change meanwhile counts as done. When the file is still in the other mode after that,
+    /// the library works on in it and a warning says so.
+    ///
+    /// Errors: a database error other than "busy"; "database is locked" after [`BUSY_WAIT`].
+    fn set_journal_mode(&self, want: &str) -> Result<()> {
+        let deadline = std::time::Instant::now() + BUSY_WAIT;
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            let attempt = self
+                .conn
+                .query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))
+                .and_then(|now| {
+                    if now.eq_ignore_ascii_case(want) {
+                        return Ok(now);
+                    }
+                    self.conn
+                        .query_row(&format!("PRAGMA journal_mode = {want}"), [], |r| {
+                            r.get::<_, String>(0)
+                        })
+                });
+            let last = match attempt {
+                Ok(mode) if mode.eq_ignore_ascii_case(want) => return Ok(()),
+                Ok(mode) => Ok(mode),
+                Err(e) if is_busy(&e) => Err(e),
+                Err(e) => return Err(self.db_err(e)),
+            };
+            if std::time::Instant::now() >= deadline {
+                return match last {
+                    Ok(mode) => {
+                        tracing::warn!(
+                            "the library stays in journal mode {mode} (wanted {want}): another program kept it open"
+                        );
+                        Ok(())
+                    }
+                    Err(e) => Err(self.db_err(e)),
+                };
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(100));
+        }
     }
 
     fn migrate(&mut self) -> Result<()> {
@@ -479,5 +545,60 @@ impl Library {
             )
             .optional()
             .map_err(|e| self.db_err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Many connections opening one new library at once all succeed and leave it in WAL: the
+    /// journal-mode switch is the one step SQLite's busy handler does not cover (CI once failed
+    /// "database is locked" with six `vidya ingest` processes on a new library).
+    #[test]
+    fn many_processes_opening_a_new_library_at_once_all_get_it() {
+        for _ in 0..8 {
+            let dir = tempfile::tempdir().unwrap();
+            let start = std::sync::Arc::new(std::sync::Barrier::new(12));
+            let threads: Vec<_> = (0..12)
+                .map(|_| {
+                    let (dir, start) = (dir.path().to_path_buf(), start.clone());
+                    std::thread::spawn(move || {
+                        start.wait();
+                        Library::open(&dir).map(|lib| lib.schema_version().unwrap())
+                    })
+                })
+                .collect();
+            for t in threads {
+                let version = t.join().unwrap().unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(version, schema::SCHEMA_VERSION);
+            }
+            let lib = Library::open(dir.path()).unwrap();
+            let mode: String = lib
+                .conn
+                .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(mode, "wal");
+        }
+    }
+
+    /// A file left in the rollback journal (an older Vidya, or a copy from a network share) is
+    /// switched to WAL on a local disk when opened.
+    #[test]
+    fn a_library_in_the_rollback_journal_is_switched_to_wal() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Library::open(dir.path()).unwrap());
+        let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = delete", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "delete");
+        drop(conn);
+        let lib = Library::open(dir.path()).unwrap();
+        let mode: String = lib
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
     }
 }

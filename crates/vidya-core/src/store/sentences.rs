@@ -92,7 +92,10 @@ impl Library {
             path: db_path.clone(),
             source,
         };
-        let tx = self.conn.transaction().map_err(err)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
         {
             let mut st = tx
                 .prepare(
