@@ -160,15 +160,24 @@ fn latency(a: LatencyArgs) -> Result<ExitCode> {
     let (_, _, stored) = dst.counts()?;
     let t = std::time::Instant::now();
     let engine = Engine::with_models(dst, &models)?;
+    let dense = engine.retriever().dense();
     out!(
-        "library of {stored} chunks loaded in {:.1} s (HNSW {}; index memory {})",
+        "library of {stored} chunks loaded in {:.1} s (HNSW {}; {})",
         t.elapsed().as_secs_f64(),
-        engine
-            .retriever()
-            .dense()
+        dense
             .map(|d| format!("{:?}", d.source()).to_lowercase())
             .unwrap_or_else(|| "off".into()),
-        mib(engine.retriever().dense().map(|d| d.memory_bytes() as u64))
+        match dense {
+            Some(d) if d.is_mapped() => format!(
+                "memory-mapped from its {} file, index memory {}",
+                mib(Some(d.file_bytes())),
+                mib(Some(d.memory_bytes() as u64))
+            ),
+            d => format!(
+                "in memory, index memory {}",
+                mib(d.map(|d| d.memory_bytes() as u64))
+            ),
+        }
     );
     let qs = match &a.questions {
         Some(p) => read_questions(p, a.n)?,

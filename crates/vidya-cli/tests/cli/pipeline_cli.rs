@@ -49,7 +49,9 @@ fn trace_shows_each_stage_and_reindex_turns_dense_retrieval_on() {
     let o = run(lib, &["reindex"]);
     ok(&o);
     assert!(stdout(&o).contains("Embedded"), "{}", stdout(&o));
-    assert!(lib.join("vectors.usearch").is_file());
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(lib.join("vectors.json")).unwrap()).unwrap();
+    assert!(lib.join(meta["file"].as_str().unwrap()).is_file());
 
     let o = run(lib, &["ask", q, "--no-llm", "--trace"]);
     ok(&o);

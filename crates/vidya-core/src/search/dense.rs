@@ -1,6 +1,6 @@
 //! The dense index: an HNSW graph (Malkov & Yashunin, "Efficient and robust approximate nearest
 //! neighbor search using Hierarchical Navigable Small World graphs", 2018) over chunk vectors,
-//! kept by `usearch` in `<library>/vectors.usearch`.
+//! kept by `usearch` in a file `<library>/vectors-<generation>.usearch` named by the side file.
 //!
 //! The index is a cache of the `chunk_vectors` rows of the library database (see
 //! [`crate::store::vectors`]): its side file `vectors.json` records the embedder id, the width
@@ -9,6 +9,15 @@
 //! is missing or damaged) the index is brought up to date from the stored vectors: new chunks
 //! only are added when every earlier chunk is still present, else it is rebuilt. No model runs
 //! for that; chunks that have no vector at all need `vidya reindex`.
+//!
+//! An index that is up to date is opened as a read-only memory-mapped view (`usearch`'s
+//! `view`): nothing is read into memory at start, the operating system pages in the graph
+//! nodes a search visits and may drop them again. It is loaded fully only to be written (new
+//! chunks added, or rebuilt); the result is saved under a new file name, the side file is
+//! switched to it (written to a temporary file and renamed, so a crash leaves the old pair or
+//! the new one), the index is viewed again from the new file, and older files are deleted. A
+//! file is never written over while another process may map it (Windows refuses to replace or
+//! delete a mapped file; one still mapped is deleted by a later save).
 //!
 //! Settings: cosine metric, vectors stored as f16 (half the memory of f32; recall against exact
 //! search is measured by `vidya eval`), connectivity 16, expansion 128 at build and 64 at
@@ -21,10 +30,20 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 
-/// Index file name inside the library folder.
-pub const INDEX_FILE: &str = "vectors.usearch";
-/// Side file recording what the index holds.
+/// The index file of libraries from before index files had generations (the side file names
+/// it when it names no other).
+pub const LEGACY_INDEX_FILE: &str = "vectors.usearch";
+/// Side file recording what the index holds and which file holds it.
 pub const META_FILE: &str = "vectors.json";
+/// Index files are `vectors-<generation>.usearch` ([`INDEX_PREFIX`] + generation +
+/// [`INDEX_SUFFIX`]); the generation is the writer's process id and the time in ns.
+pub const INDEX_PREFIX: &str = "vectors-";
+/// See [`INDEX_PREFIX`].
+pub const INDEX_SUFFIX: &str = ".usearch";
+
+fn legacy_file() -> String {
+    LEGACY_INDEX_FILE.to_string()
+}
 
 /// What `vectors.json` records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,6 +54,29 @@ pub struct IndexMeta {
     pub dim: usize,
     /// `(count, max id, sum of ids)` of the chunk vectors it holds.
     pub fingerprint: Fingerprint,
+    /// The index file's name in the library folder ([`LEGACY_INDEX_FILE`] in side files
+    /// from before generations).
+    #[serde(default = "legacy_file")]
+    pub file: String,
+    /// The index file's length in bytes when it was written; 0 when not recorded. A file of
+    /// another length is damaged (cut short by a full disk, say) and is not opened.
+    #[serde(default)]
+    pub bytes: u64,
+}
+
+impl IndexMeta {
+    /// The index file this side file names, inside `dir`; `None` when the name is not a
+    /// plain file name of Vidya's (a side file edited by hand must not point elsewhere).
+    fn index_path(&self, dir: &Path) -> Option<PathBuf> {
+        let plain = self.file == LEGACY_INDEX_FILE
+            || (self.file.starts_with(INDEX_PREFIX)
+                && self.file.ends_with(INDEX_SUFFIX)
+                && self
+                    .file
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-._".contains(c)));
+        plain.then(|| dir.join(&self.file))
+    }
 }
 
 /// A nearest-neighbour hit.
@@ -63,6 +105,8 @@ pub struct DenseIndex {
     index: Index,
     meta: IndexMeta,
     source: IndexSource,
+    /// True when `index` is a memory-mapped view of its file, false when it is in memory.
+    mapped: bool,
 }
 
 impl std::fmt::Debug for DenseIndex {
@@ -70,6 +114,7 @@ impl std::fmt::Debug for DenseIndex {
         f.debug_struct("DenseIndex")
             .field("meta", &self.meta)
             .field("size", &self.index.size())
+            .field("mapped", &self.mapped)
             .finish()
     }
 }
@@ -92,28 +137,96 @@ fn options(dim: usize) -> IndexOptions {
     }
 }
 
-/// Paths of the index and side file for the library in `dir`.
-pub fn paths(dir: &Path) -> (PathBuf, PathBuf) {
-    (dir.join(INDEX_FILE), dir.join(META_FILE))
+/// Path of the side file for the library in `dir`.
+pub fn meta_path(dir: &Path) -> PathBuf {
+    dir.join(META_FILE)
+}
+
+/// The side file in `dir` when it is readable and describes vectors of `model`, `dim` wide.
+fn read_meta(dir: &Path, model: &str, dim: usize) -> Option<IndexMeta> {
+    std::fs::read(meta_path(dir))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .filter(|m: &IndexMeta| m.model == model && m.dim == dim)
+}
+
+/// The index file `meta` names, opened as a memory-mapped view (`map`) or read into memory;
+/// `None` when it is missing, of another length than recorded, not an index, or not holding
+/// as many vectors as `meta` says.
+fn open_file(dir: &Path, meta: &IndexMeta, map: bool) -> Option<Index> {
+    let path = meta.index_path(dir)?;
+    let bytes = std::fs::metadata(&path).ok()?.len();
+    if meta.bytes != 0 && bytes != meta.bytes {
+        tracing::warn!(file = %path.display(), bytes, expected = meta.bytes, "vector index file has the wrong length");
+        return None;
+    }
+    let index = Index::new(&options(meta.dim)).ok()?;
+    let path = path.to_string_lossy();
+    let opened = if map {
+        index.view(&path)
+    } else {
+        index.load(&path)
+    };
+    if let Err(e) = opened {
+        tracing::warn!(file = %path, error = %e, "vector index file not opened");
+        return None;
+    }
+    (index.size() as i64 == meta.fingerprint.0 && index.dimensions() == meta.dim).then_some(index)
+}
+
+/// A new index file name: [`INDEX_PREFIX`], this process's id and the time in ns, [`INDEX_SUFFIX`].
+fn new_file_name() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("{INDEX_PREFIX}{}-{nanos}{INDEX_SUFFIX}", std::process::id())
+}
+
+/// True for the name of an index file of any generation (the legacy one included).
+fn is_index_file(name: &str) -> bool {
+    name == LEGACY_INDEX_FILE || (name.starts_with(INDEX_PREFIX) && name.ends_with(INDEX_SUFFIX))
+}
+
+/// Deletes the index files in `dir` other than `keep`. A file another process still maps
+/// cannot be deleted on Windows: it stays until a later save.
+fn remove_other_files(dir: &Path, keep: Option<&str>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if is_index_file(&name) && Some(name.as_str()) != keep {
+            if let Err(err) = std::fs::remove_file(e.path()) {
+                tracing::debug!(file = name, error = %err, "old vector index file kept for now");
+            }
+        }
+    }
 }
 
 impl DenseIndex {
-    /// Opens the library's index for vectors of `model` (`dim` wide), bringing it up to date
-    /// from the database when needed and saving it when the folder is writable.
+    /// Opens the library's index for vectors of `model` (`dim` wide). An index that holds
+    /// exactly the stored vectors is memory-mapped; otherwise it is brought up to date from
+    /// the database in memory, saved under a new file name when the folder is writable, and
+    /// mapped from that file.
     ///
     /// Errors: database errors; usearch failures (with the `vidya reindex` hint).
     pub fn open(lib: &Library, model: &str, dim: usize) -> Result<Self> {
         let want = lib.vector_fingerprint(model)?;
-        let (index_path, meta_path) = paths(lib.dir());
-        let stored: Option<IndexMeta> = std::fs::read(&meta_path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .filter(|m: &IndexMeta| m.model == model && m.dim == dim);
-        let loaded = stored.and_then(|m| {
-            let index = Index::new(&options(dim)).ok()?;
-            index.load(&index_path.to_string_lossy()).ok()?;
-            (index.size() as i64 == m.fingerprint.0).then_some((index, m))
-        });
+        let dir = lib.dir();
+        let stored = read_meta(dir, model, dim);
+        if let Some(m) = stored.as_ref().filter(|m| m.fingerprint == want) {
+            if let Some(index) = open_file(dir, m, true) {
+                return Ok(Self {
+                    index,
+                    meta: m.clone(),
+                    source: IndexSource::Loaded,
+                    mapped: true,
+                });
+            }
+        }
+        // Loaded fully: it is written to (or, where mapping failed, kept in memory).
+        let loaded = stored.and_then(|m| open_file(dir, &m, false).map(|i| (i, m)));
         let (index, source, have) = match loaded {
             Some((index, m)) if m.fingerprint == want => (index, IndexSource::Loaded, m),
             Some((index, m)) if extends(lib, model, m.fingerprint)? => {
@@ -127,46 +240,87 @@ impl DenseIndex {
                     model: model.to_string(),
                     dim,
                     fingerprint: (0, 0, 0),
+                    file: String::new(),
+                    bytes: 0,
                 };
                 (index, IndexSource::Rebuilt, m)
             }
         };
-        let meta = IndexMeta {
-            fingerprint: want,
-            ..have
-        };
-        let dense = Self {
+        let mut dense = Self {
             index,
-            meta,
+            meta: IndexMeta {
+                fingerprint: want,
+                ..have
+            },
             source,
+            mapped: false,
         };
         if source != IndexSource::Loaded {
-            if let Err(e) = dense.save(lib.dir()) {
-                tracing::info!(error = %e, "vector index not saved (read-only library?)");
+            match dense.save(dir) {
+                Ok(()) => dense.map_saved(dir),
+                Err(e) => tracing::info!(error = %e, "vector index not saved (read-only library?)"),
             }
         }
         Ok(dense)
     }
 
-    /// Writes the index and its side file (index first, through a temporary file and a rename,
-    /// so a crash leaves either the old pair or a side file that no longer matches).
-    pub fn save(&self, dir: &Path) -> Result<()> {
-        let (index_path, meta_path) = paths(dir);
-        let tmp = dir.join(format!("{INDEX_FILE}.tmp"));
-        let _ = std::fs::remove_file(&meta_path);
-        self.index
-            .save(&tmp.to_string_lossy())
-            .map_err(|e| index_error("saving", e))?;
-        std::fs::rename(&tmp, &index_path).map_err(|e| VidyaError::io(&index_path, e))?;
-        let json = serde_json::to_vec_pretty(&self.meta).unwrap_or_default();
-        std::fs::write(&meta_path, json).map_err(|e| VidyaError::io(&meta_path, e))
+    /// Writes the index under a new file name, then its side file (to a temporary file,
+    /// renamed over the old one) naming it, then deletes older index files. A crash leaves
+    /// either the old pair or the new one, and at most a file no side file names (deleted by
+    /// the next save). Errors: usearch or file-system failures (nothing named is changed).
+    pub fn save(&mut self, dir: &Path) -> Result<()> {
+        let name = new_file_name();
+        let path = dir.join(&name);
+        if let Err(e) = self.index.save(&path.to_string_lossy()) {
+            let _ = std::fs::remove_file(&path);
+            return Err(index_error("saving", e));
+        }
+        let bytes = std::fs::metadata(&path)
+            .map_err(|e| VidyaError::io(&path, e))?
+            .len();
+        let meta = IndexMeta {
+            file: name.clone(),
+            bytes,
+            ..self.meta.clone()
+        };
+        let (side, tmp) = (
+            meta_path(dir),
+            dir.join(format!("{META_FILE}.{}.tmp", std::process::id())),
+        );
+        let json = serde_json::to_vec_pretty(&meta).unwrap_or_default();
+        let written = std::fs::write(&tmp, json)
+            .map_err(|e| VidyaError::io(&tmp, e))
+            .and_then(|()| std::fs::rename(&tmp, &side).map_err(|e| VidyaError::io(&side, e)));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            let _ = std::fs::remove_file(&path);
+            return Err(e);
+        }
+        self.meta = meta;
+        remove_other_files(dir, Some(&name));
+        Ok(())
+    }
+
+    /// After a save: the in-memory index is swapped for a view of the saved file, so that a
+    /// long-running app does not keep the whole graph in memory after adding a book. Keeps
+    /// the in-memory index when the file cannot be mapped.
+    fn map_saved(&mut self, dir: &Path) {
+        if let Some(view) = open_file(dir, &self.meta, true) {
+            self.index = view;
+            self.mapped = true;
+        }
     }
 
     /// Deletes the index files of the library in `dir` (they are rebuilt on next use).
     pub fn remove_files(dir: &Path) {
-        let (a, b) = paths(dir);
-        let _ = std::fs::remove_file(b);
-        let _ = std::fs::remove_file(a);
+        let _ = std::fs::remove_file(meta_path(dir));
+        remove_other_files(dir, None);
+    }
+
+    /// True when the index is a memory-mapped view of its file (read-only), false when it
+    /// is held in memory.
+    pub fn is_mapped(&self) -> bool {
+        self.mapped
     }
 
     /// Vectors in the index.
@@ -209,9 +363,15 @@ impl DenseIndex {
         to_hits(self.index.exact_search(query, k))
     }
 
-    /// Bytes the index uses in memory (usearch's own count).
+    /// Bytes the index uses in memory (usearch's own count; for a view, its bookkeeping
+    /// only: the mapped file's pages are the operating system's to keep or drop).
     pub fn memory_bytes(&self) -> usize {
         self.index.memory_usage()
+    }
+
+    /// Bytes of the index file on disk (0 when it was not saved).
+    pub fn file_bytes(&self) -> u64 {
+        self.meta.bytes
     }
 }
 
@@ -261,4 +421,246 @@ fn add_rows(index: &Index, rows: &[(i64, Vec<f32>)]) -> Result<()> {
             .map_err(|e| index_error("adding a vector", e))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{NewBook, NewChapter, NewChunk, NewFile, NewPage};
+
+    const MODEL: &str = "test-embedder";
+    const DIM: usize = 16;
+
+    /// A unit vector drawn from `seed` (xorshift; no model needed).
+    fn unit(seed: u64) -> Vec<f32> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let v: Vec<f32> = (0..DIM)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 2001) as f32 / 1000.0 - 1.0
+            })
+            .collect();
+        let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+        v.into_iter().map(|a| a / n).collect()
+    }
+
+    /// A book of `n` chunks, each with a vector, the `seed`-th book.
+    fn book(n: usize, seed: u64) -> NewBook {
+        let chunks = (0..n)
+            .map(|i| NewChunk {
+                chapter: 0,
+                first_page: i,
+                last_page: i,
+                terms: vec!["word".into()],
+                token_count: 1,
+                page_starts: vec![(0, i)],
+                text: format!("chunk {i} of book {seed}"),
+                vector: Some(unit(seed * 10_000 + i as u64)),
+                kind: crate::ingest::blocks::BlockKind::Body,
+                context: String::new(),
+                sentence_vectors: None,
+            })
+            .collect();
+        NewBook {
+            title: format!("Book {seed}"),
+            language: "en".into(),
+            sha256: format!("sha-{seed}"),
+            source_path: "test".into(),
+            files: vec![NewFile {
+                path: "test".into(),
+                name: format!("book{seed}.txt"),
+                sha256: format!("sha-{seed}"),
+                page_count: n,
+            }],
+            chapters: vec![NewChapter {
+                title: "Chapter 1".into(),
+                first_page: 0,
+                last_page: n - 1,
+            }],
+            pages: (0..n)
+                .map(|i| NewPage {
+                    file: 0,
+                    chapter: 0,
+                    pdf_page: i as u32 + 1,
+                    label: (i + 1).to_string(),
+                    text: String::new(),
+                })
+                .collect(),
+            chunks,
+            warnings: Vec::new(),
+            embedding_model: Some(MODEL.into()),
+            replaces: None,
+        }
+    }
+
+    fn library_with(books: &[(usize, u64)]) -> (tempfile::TempDir, Library) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut lib = Library::open(dir.path()).unwrap();
+        for &(n, seed) in books {
+            lib.insert_book(&book(n, seed), || {}).unwrap();
+        }
+        (dir, lib)
+    }
+
+    fn index_files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| is_index_file(n))
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn top(d: &DenseIndex, q: u64) -> Vec<i64> {
+        d.search(&unit(q), 10, &|_| true)
+            .into_iter()
+            .map(|h| h.chunk_id)
+            .collect()
+    }
+
+    #[test]
+    fn an_up_to_date_index_is_mapped_and_answers_as_the_index_in_memory() {
+        let (dir, lib) = library_with(&[(400, 1)]);
+        let built = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        assert_eq!((built.len(), built.source()), (400, IndexSource::Rebuilt));
+        assert!(built.is_mapped(), "a saved index is used through its file");
+        let in_memory: Vec<Vec<i64>> = (0..20).map(|q| top(&built, 90_000 + q)).collect();
+        drop(built);
+
+        let opened = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        assert_eq!((opened.len(), opened.source()), (400, IndexSource::Loaded));
+        assert!(opened.is_mapped());
+        assert_eq!(index_files(dir.path()), vec![opened.meta().file.clone()]);
+        let loaded = open_file(dir.path(), opened.meta(), false).unwrap();
+        for (q, want) in (0..20).zip(&in_memory) {
+            assert_eq!(&top(&opened, 90_000 + q), want);
+            let fully: Vec<i64> = to_hits(loaded.search(&unit(90_000 + q), 10))
+                .into_iter()
+                .map(|h| h.chunk_id)
+                .collect();
+            assert_eq!(&fully, want, "the view and the loaded file answer alike");
+        }
+        // Exact search agrees on the nearest chunk.
+        assert_eq!(
+            opened.exact_search(&unit(7), 1)[0].chunk_id,
+            top(&opened, 7)[0]
+        );
+    }
+
+    #[test]
+    fn a_book_added_or_deleted_writes_a_new_file_and_deletes_the_old_one() {
+        let (dir, mut lib) = library_with(&[(50, 1)]);
+        let first = DenseIndex::open(&lib, MODEL, DIM)
+            .unwrap()
+            .meta()
+            .file
+            .clone();
+
+        lib.insert_book(&book(30, 2), || {}).unwrap();
+        let d = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        assert_eq!((d.len(), d.source()), (80, IndexSource::Extended));
+        assert!(d.is_mapped());
+        let second = d.meta().file.clone();
+        assert_ne!(first, second);
+        // Unlike Windows, Linux deletes a file that is still mapped (the view keeps it).
+        assert_eq!(index_files(dir.path()), vec![second.clone()]);
+        assert_eq!(
+            d.file_bytes(),
+            std::fs::metadata(dir.path().join(&second)).unwrap().len()
+        );
+
+        let first_book = lib.books().unwrap()[0].id;
+        lib.delete_book(first_book).unwrap();
+        let d = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        assert_eq!((d.len(), d.source()), (30, IndexSource::Rebuilt));
+        assert_eq!(index_files(dir.path()), vec![d.meta().file.clone()]);
+        assert!(top(&d, 3)
+            .iter()
+            .all(|&id| lib.chunk(id).unwrap().is_some()));
+    }
+
+    #[test]
+    fn a_damaged_or_cut_short_index_file_is_rebuilt() {
+        let (dir, lib) = library_with(&[(60, 1)]);
+        let file = DenseIndex::open(&lib, MODEL, DIM)
+            .unwrap()
+            .meta()
+            .file
+            .clone();
+        let path = dir.path().join(&file);
+        let len = std::fs::metadata(&path).unwrap().len();
+
+        // Cut short (a full disk): the recorded length no longer matches.
+        std::fs::write(&path, vec![7u8; len as usize / 2]).unwrap();
+        let d = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        assert_eq!((d.len(), d.source()), (60, IndexSource::Rebuilt));
+
+        // Overwritten with zeros of the same length: no index in it.
+        let path = dir.path().join(&d.meta().file);
+        std::fs::write(&path, vec![0u8; d.file_bytes() as usize]).unwrap();
+        drop(d);
+        let d = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        assert_eq!((d.len(), d.source()), (60, IndexSource::Rebuilt));
+
+        // Missing.
+        std::fs::remove_file(dir.path().join(&d.meta().file)).unwrap();
+        drop(d);
+        let d = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        assert_eq!((d.len(), d.source()), (60, IndexSource::Rebuilt));
+        assert_eq!(index_files(dir.path()).len(), 1);
+    }
+
+    #[test]
+    fn a_library_from_before_generations_is_mapped_then_moved_to_a_new_file() {
+        let (dir, mut lib) = library_with(&[(40, 1)]);
+        let d = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        // The pair an earlier version wrote: `vectors.usearch` and a side file without a name.
+        std::fs::rename(
+            dir.path().join(&d.meta().file),
+            dir.path().join(LEGACY_INDEX_FILE),
+        )
+        .unwrap();
+        let old =
+            serde_json::json!({"model": MODEL, "dim": DIM, "fingerprint": d.meta().fingerprint});
+        std::fs::write(meta_path(dir.path()), old.to_string()).unwrap();
+        drop(d);
+
+        let d = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        assert_eq!((d.len(), d.source()), (40, IndexSource::Loaded));
+        assert!(d.is_mapped());
+        assert_eq!(d.meta().file, LEGACY_INDEX_FILE);
+        drop(d);
+
+        lib.insert_book(&book(5, 2), || {}).unwrap();
+        let d = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        assert_eq!((d.len(), d.source()), (45, IndexSource::Extended));
+        assert_eq!(index_files(dir.path()), vec![d.meta().file.clone()]);
+        assert_ne!(d.meta().file, LEGACY_INDEX_FILE);
+    }
+
+    #[test]
+    fn a_side_file_naming_a_file_elsewhere_is_not_followed() {
+        let (dir, lib) = library_with(&[(20, 1)]);
+        let d = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+        let outside = dir.path().join("elsewhere");
+        std::fs::create_dir(&outside).unwrap();
+        let target = outside.join("vectors-x.usearch");
+        std::fs::copy(dir.path().join(&d.meta().file), &target).unwrap();
+        let mut meta = d.meta().clone();
+        drop(d);
+        for name in [
+            "elsewhere/vectors-x.usearch",
+            "../vectors-x.usearch",
+            "/tmp/vectors-x.usearch",
+        ] {
+            meta.file = name.into();
+            std::fs::write(meta_path(dir.path()), serde_json::to_vec(&meta).unwrap()).unwrap();
+            let d = DenseIndex::open(&lib, MODEL, DIM).unwrap();
+            assert_eq!(d.source(), IndexSource::Rebuilt, "{name}");
+        }
+        assert!(target.is_file(), "nothing outside the library is deleted");
+    }
 }

@@ -267,7 +267,11 @@ fn a_stale_or_damaged_vector_index_is_rebuilt_and_missing_vectors_are_reported()
     drop(e);
 
     // A damaged index file is rebuilt from the stored vectors.
-    std::fs::write(libdir.join("vectors.usearch"), b"not an index").unwrap();
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(libdir.join("vectors.json")).unwrap()).unwrap();
+    let file = libdir.join(meta["file"].as_str().unwrap());
+    assert!(file.is_file(), "the side file names the index file");
+    std::fs::write(&file, b"not an index").unwrap();
     let e = Engine::with_models(Library::open(&libdir).unwrap(), &m).unwrap();
     let d = e.retriever().dense().unwrap();
     assert_eq!((d.len(), d.source()), (2, IndexSource::Rebuilt));
