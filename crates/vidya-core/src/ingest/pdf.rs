@@ -25,7 +25,7 @@ pub fn pdfium() -> Result<&'static Pdfium> {
             let located = native::locate("pdfium").ok_or_else(|| {
                 "resources/manifest.toml has no pdfium for this platform".to_string()
             })?;
-            let path = located.path.ok_or_else(|| {
+            let path = located.path.clone().ok_or_else(|| {
                 format!(
                     "{} not found (looked in {})",
                     located.entry.wheel.file,
@@ -39,7 +39,7 @@ pub fn pdfium() -> Result<&'static Pdfium> {
             })?;
             let bindings = Pdfium::bind_to_library(&path)
                 .map_err(|e| format!("{} could not be loaded: {e:?}", path.display()))?;
-            tracing::debug!(path = %path.display(), verified = located.verified, "pdfium bound");
+            tracing::debug!(path = %path.display(), verified = located.verify(), "pdfium bound");
             Ok(Pdfium::new(bindings))
         })
         .as_ref()

@@ -58,10 +58,17 @@ impl TokenCounter {
         }
     }
 
-    /// Loads `tokenizer.json` at `path`. Errors: [`crate::VidyaError::ModelMissing`].
+    /// Loads `tokenizer.json` at `path`: a BPE tokenizer whose merges are pairs (Llama 3's)
+    /// through [`bpe_from_json`], any other through `tokenizers`' own loader. Errors:
+    /// [`crate::VidyaError::ModelMissing`] when the file is unreadable or not a tokenizer.
     pub fn load_from(path: &Path) -> Result<Self> {
-        let tokenizer = tokenizers::Tokenizer::from_file(path)
-            .map_err(|e| missing(format!("{} is damaged ({e})", path.display())))?;
+        let damaged =
+            |e: &dyn std::fmt::Display| missing(format!("{} is damaged ({e})", path.display()));
+        let bytes = std::fs::read(path).map_err(|e| damaged(&e))?;
+        let tokenizer = match bpe_from_json(&bytes) {
+            Some(t) => t,
+            None => tokenizers::Tokenizer::from_bytes(&bytes).map_err(|e| damaged(&e))?,
+        };
         Ok(Self {
             tokenizer: Some(tokenizer),
         })
@@ -87,6 +94,84 @@ impl TokenCounter {
             None => estimate_tokens(text),
         }
     }
+}
+
+/// A `tokenizer.json` whose model is BPE with its merges as pairs, in types that serde reads
+/// straight from the text. `tokenizers`' own loader reads the model through an untagged enum,
+/// which first copies all of it (Llama 3's 128,000 pieces and 280,147 merges) into a generic
+/// tree: most of `vidya ask`'s start-up on a laptop, and a peak of memory freed again.
+#[derive(serde::Deserialize)]
+struct BpeFile {
+    #[serde(default)]
+    added_tokens: Vec<AddedTokenJson>,
+    normalizer: Option<tokenizers::NormalizerWrapper>,
+    pre_tokenizer: Option<tokenizers::PreTokenizerWrapper>,
+    post_processor: Option<tokenizers::PostProcessorWrapper>,
+    decoder: Option<tokenizers::DecoderWrapper>,
+    model: BpeModel,
+}
+
+/// An added token as `tokenizer.json` lists it (its id, then the token's fields).
+#[derive(serde::Deserialize)]
+struct AddedTokenJson {
+    #[serde(flatten)]
+    token: tokenizers::AddedToken,
+}
+
+/// The BPE model's fields in `tokenizer.json` (`tokenizers`' `BPE` serialization).
+#[derive(serde::Deserialize)]
+struct BpeModel {
+    #[serde(rename = "type")]
+    kind: String,
+    dropout: Option<f32>,
+    unk_token: Option<String>,
+    continuing_subword_prefix: Option<String>,
+    end_of_word_suffix: Option<String>,
+    #[serde(default)]
+    fuse_unk: bool,
+    #[serde(default)]
+    byte_fallback: bool,
+    #[serde(default)]
+    ignore_merges: bool,
+    vocab: tokenizers::models::bpe::Vocab,
+    merges: tokenizers::models::bpe::Merges,
+}
+
+/// The tokenizer in `json` when it is a BPE tokenizer with pair merges, built from typed
+/// fields (the same model, normalizer, pre-tokenizer, post-processor, decoder and added
+/// tokens as `tokenizers::Tokenizer::from_bytes`; a test compares their counts); `None` for
+/// any other file, which the caller hands to `tokenizers` itself.
+fn bpe_from_json(json: &[u8]) -> Option<tokenizers::Tokenizer> {
+    let f: BpeFile = serde_json::from_slice(json).ok()?;
+    let m = f.model;
+    if m.kind != "BPE" {
+        return None;
+    }
+    let mut b = tokenizers::models::bpe::BPE::builder()
+        .vocab_and_merges(m.vocab, m.merges)
+        .fuse_unk(m.fuse_unk)
+        .byte_fallback(m.byte_fallback)
+        .ignore_merges(m.ignore_merges);
+    if let Some(d) = m.dropout {
+        b = b.dropout(d);
+    }
+    if let Some(u) = m.unk_token {
+        b = b.unk_token(u);
+    }
+    if let Some(p) = m.continuing_subword_prefix {
+        b = b.continuing_subword_prefix(p);
+    }
+    if let Some(x) = m.end_of_word_suffix {
+        b = b.end_of_word_suffix(x);
+    }
+    let mut t = tokenizers::Tokenizer::new(b.build().ok()?);
+    t.with_normalizer(f.normalizer).ok()?;
+    t.with_pre_tokenizer(f.pre_tokenizer);
+    t.with_post_processor(f.post_processor);
+    t.with_decoder(f.decoder);
+    t.add_tokens(f.added_tokens.into_iter().map(|a| a.token))
+        .ok()?;
+    Some(t)
 }
 
 /// What the budget did.
@@ -251,6 +336,61 @@ mod tests {
             kind: crate::ingest::blocks::BlockKind::Body,
             context: String::new(),
         }
+    }
+
+    /// The typed loader gives the same tokens as `tokenizers`' own, on the installed Llama 3.2
+    /// tokenizer (skipped, saying so, where `cargo xtask setup --models` has not run), and a
+    /// tokenizer it does not read (not BPE with pair merges) still loads through `tokenizers`.
+    #[test]
+    fn the_typed_loader_counts_as_the_tokenizers_crate_does() {
+        let Some(path) = crate::onnx::model_dirs(TOKENIZER_DIR)
+            .into_iter()
+            .map(|d| d.join("tokenizer.json"))
+            .find(|p| p.is_file())
+        else {
+            eprintln!("skipped: the answer model's tokenizer is not installed (cargo xtask setup --models)");
+            return;
+        };
+        let bytes = std::fs::read(&path).unwrap();
+        let fast = bpe_from_json(&bytes).expect("Llama 3.2's tokenizer is BPE with pair merges");
+        let reference = tokenizers::Tokenizer::from_bytes(&bytes).unwrap();
+        let texts = [
+            "Photosynthesis makes sugar from light, water and carbon dioxide.",
+            "  Newton's 2nd law: F = ma (force = mass × acceleration) ... 9.8 m/s²\n\nNext line",
+            "प्रकाश संश्लेषण क्या है? पौधे हरे क्यों दिखते हैं",
+            "ಸಸ್ಯಗಳು ಹಸಿರು ಏಕೆ? தாவரங்கள் ஏன் பச்சை? మొక్కలు ఆకుపచ్చ ఎందుకు?",
+            "wat is osmosis ?? plz explain fast!!! 😀 <|begin_of_text|> <|eot_id|>",
+            "I'll, you've, they'd; ABC123456789 don't   spaces\ttabs",
+        ];
+        for t in texts {
+            for special in [false, true] {
+                let a = fast.encode(t, special).unwrap();
+                let b = reference.encode(t, special).unwrap();
+                assert_eq!(
+                    a.get_ids(),
+                    b.get_ids(),
+                    "{t:?} (special tokens: {special})"
+                );
+            }
+        }
+        let counter = TokenCounter::load_from(&path).unwrap();
+        assert!(counter.is_exact());
+        assert_eq!(
+            counter.count(texts[0]),
+            reference.encode_fast(texts[0], false).unwrap().len()
+        );
+
+        // A WordPiece tokenizer is not BPE: `tokenizers` reads it.
+        let dir = tempfile::tempdir().unwrap();
+        let wp = dir.path().join("tokenizer.json");
+        std::fs::write(&wp, r###"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,"decoder":null,"model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,"vocab":{"[UNK]":0,"light":1,"plant":2,"##s":3}}}"###).unwrap();
+        assert!(bpe_from_json(&std::fs::read(&wp).unwrap()).is_none());
+        let c = TokenCounter::load_from(&wp).unwrap();
+        assert_eq!(c.count("plants light"), 3);
+        // Not a tokenizer at all: named as damaged.
+        std::fs::write(&wp, b"{\"model\": 5}").unwrap();
+        let e = TokenCounter::load_from(&wp).unwrap_err().to_string();
+        assert!(e.contains("damaged"), "{e}");
     }
 
     #[test]
