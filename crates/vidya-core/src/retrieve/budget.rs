@@ -29,6 +29,12 @@ pub const DEFAULT_BUDGET: usize = 512;
 /// Folder of the answer model's tokenizer under `resources/models/`.
 pub const TOKENIZER_DIR: &str = "llama-3.2-tokenizer";
 
+/// Fewest vocabulary pieces an answer model's tokenizer can have: a byte-level BPE has one per
+/// byte value (256) before any merge; Llama 3.2 has 128,256.
+const MIN_VOCAB: usize = 256;
+/// A sentence a real tokenizer splits into several different tokens.
+const PROBE: &str = "Plants make sugar from light.";
+
 /// Counts answer-model tokens.
 pub struct TokenCounter {
     tokenizer: Option<tokenizers::Tokenizer>,
@@ -69,6 +75,23 @@ impl TokenCounter {
             Some(t) => t,
             None => tokenizers::Tokenizer::from_bytes(&bytes).map_err(|e| damaged(&e))?,
         };
+        // A file that parses but cannot be the answer model's tokenizer (an empty or tiny
+        // vocabulary counted every context as 0 tokens, so the budget never cut): damaged.
+        let probe = tokenizer
+            .encode_fast(PROBE, false)
+            .map(|e| {
+                e.get_ids()
+                    .iter()
+                    .collect::<std::collections::HashSet<_>>()
+                    .len()
+            })
+            .unwrap_or(0);
+        if tokenizer.get_vocab_size(true) < MIN_VOCAB || probe < 2 {
+            return Err(damaged(&format_args!(
+                "a vocabulary of {} pieces, {probe} distinct ids for a test sentence",
+                tokenizer.get_vocab_size(true)
+            )));
+        }
         Ok(Self {
             tokenizer: Some(tokenizer),
         })
@@ -383,10 +406,32 @@ mod tests {
         // A WordPiece tokenizer is not BPE: `tokenizers` reads it.
         let dir = tempfile::tempdir().unwrap();
         let wp = dir.path().join("tokenizer.json");
-        std::fs::write(&wp, r###"{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],"normalizer":null,"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,"decoder":null,"model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,"vocab":{"[UNK]":0,"light":1,"plant":2,"##s":3}}}"###).unwrap();
+        let mut vocab = serde_json::json!({"[UNK]": 0, "light": 1, "plant": 2, "##s": 3, "make": 4, "sugar": 5, "from": 6, "Plants": 7, ".": 8});
+        for i in 9..300 {
+            vocab[format!("w{i}")] = i.into();
+        }
+        let wordpiece = serde_json::json!({
+            "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": null, "pre_tokenizer": {"type": "Whitespace"},
+            "post_processor": null, "decoder": null,
+            "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                      "max_input_chars_per_word": 100, "vocab": vocab}
+        });
+        std::fs::write(&wp, wordpiece.to_string()).unwrap();
         assert!(bpe_from_json(&std::fs::read(&wp).unwrap()).is_none());
         let c = TokenCounter::load_from(&wp).unwrap();
         assert_eq!(c.count("plants light"), 3);
+        // A BPE with an empty vocabulary parses, but would count every text as 0 tokens.
+        std::fs::write(
+            &wp,
+            br#"{"model": {"type": "BPE", "vocab": {}, "merges": []}}"#,
+        )
+        .unwrap();
+        let e = TokenCounter::load_from(&wp).unwrap_err().to_string();
+        assert!(
+            e.contains("damaged") && e.contains("vocabulary of 0"),
+            "{e}"
+        );
         // Not a tokenizer at all: named as damaged.
         std::fs::write(&wp, b"{\"model\": 5}").unwrap();
         let e = TokenCounter::load_from(&wp).unwrap_err().to_string();
