@@ -455,7 +455,7 @@ fn add_rows(index: &Index, rows: &[(i64, Vec<f32>)]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{NewBook, NewChapter, NewChunk, NewFile, NewPage};
+    use crate::store::{NewBook, NewChunk};
 
     const MODEL: &str = "test-embedder";
     const DIM: usize = 16;
@@ -492,36 +492,13 @@ mod tests {
                 sentence_vectors: None,
             })
             .collect();
-        NewBook {
-            title: format!("Book {seed}"),
-            language: "en".into(),
-            sha256: format!("sha-{seed}"),
-            source_path: "test".into(),
-            files: vec![NewFile {
-                path: "test".into(),
-                name: format!("book{seed}.txt"),
-                sha256: format!("sha-{seed}"),
-                page_count: n,
-            }],
-            chapters: vec![NewChapter {
-                title: "Chapter 1".into(),
-                first_page: 0,
-                last_page: n - 1,
-            }],
-            pages: (0..n)
-                .map(|i| NewPage {
-                    file: 0,
-                    chapter: 0,
-                    pdf_page: i as u32 + 1,
-                    label: (i + 1).to_string(),
-                    text: String::new(),
-                })
-                .collect(),
+        crate::store::insert::test_book(
+            &format!("Book {seed}"),
+            &format!("sha-{seed}"),
             chunks,
-            warnings: Vec::new(),
-            embedding_model: Some(MODEL.into()),
-            replaces: None,
-        }
+            Some(MODEL.into()),
+            None,
+        )
     }
 
     fn library_with(books: &[(usize, u64)]) -> (tempfile::TempDir, Library) {

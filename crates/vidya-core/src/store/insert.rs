@@ -102,6 +102,49 @@ pub struct NewBook {
     pub replaces: Option<i64>,
 }
 
+/// For tests: a book of one file and one chapter whose chunk i lies on page i (printed label
+/// i + 1), stored under `title` and content hash `sha256`.
+#[cfg(test)]
+pub(crate) fn test_book(
+    title: &str,
+    sha256: &str,
+    chunks: Vec<NewChunk>,
+    embedding_model: Option<String>,
+    replaces: Option<i64>,
+) -> NewBook {
+    let n = chunks.len();
+    NewBook {
+        title: title.into(),
+        language: "en".into(),
+        sha256: sha256.into(),
+        source_path: "test".into(),
+        files: vec![NewFile {
+            path: "test".into(),
+            name: format!("{title}.txt"),
+            sha256: sha256.into(),
+            page_count: n,
+        }],
+        chapters: vec![NewChapter {
+            title: "Chapter 1".into(),
+            first_page: 0,
+            last_page: n - 1,
+        }],
+        pages: (0..n)
+            .map(|i| NewPage {
+                file: 0,
+                chapter: 0,
+                pdf_page: i as u32 + 1,
+                label: (i + 1).to_string(),
+                text: String::new(),
+            })
+            .collect(),
+        chunks,
+        warnings: Vec::new(),
+        embedding_model,
+        replaces,
+    }
+}
+
 impl Library {
     /// Writes a whole book in one transaction and returns its id. A book that
     /// [`NewBook::replaces`] another is deleted and written again under the old id, so stored

@@ -215,18 +215,15 @@ impl Library {
         let deadline = std::time::Instant::now() + BUSY_WAIT;
         let mut pause = std::time::Duration::from_millis(5);
         loop {
-            let attempt = self
-                .conn
-                .query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))
-                .and_then(|now| {
-                    if now.eq_ignore_ascii_case(want) {
-                        return Ok(now);
-                    }
-                    self.conn
-                        .query_row(&format!("PRAGMA journal_mode = {want}"), [], |r| {
-                            r.get::<_, String>(0)
-                        })
-                });
+            let attempt = self.journal_mode().and_then(|now| {
+                if now.eq_ignore_ascii_case(want) {
+                    return Ok(now);
+                }
+                self.conn
+                    .query_row(&format!("PRAGMA journal_mode = {want}"), [], |r| {
+                        r.get::<_, String>(0)
+                    })
+            });
             let last = match attempt {
                 Ok(mode) if mode.eq_ignore_ascii_case(want) => return Ok(()),
                 Ok(mode) => Ok(mode),
@@ -333,6 +330,11 @@ impl Library {
         sql.push_str(schema::BM25_TABLES);
         sql.push_str("COMMIT;");
         self.conn.execute_batch(&sql).map_err(|e| self.db_err(e))
+    }
+
+    /// The database file's journal mode as SQLite names it ("wal", "delete", …).
+    fn journal_mode(&self) -> rusqlite::Result<String> {
+        self.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))
     }
 
     /// The schema version stored in the database (`PRAGMA user_version`).
@@ -574,11 +576,7 @@ mod tests {
                 assert_eq!(version, schema::SCHEMA_VERSION);
             }
             let lib = Library::open(dir.path()).unwrap();
-            let mode: String = lib
-                .conn
-                .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-                .unwrap();
-            assert_eq!(mode, "wal");
+            assert_eq!(lib.journal_mode().unwrap(), "wal");
         }
     }
 
@@ -595,10 +593,6 @@ mod tests {
         assert_eq!(mode, "delete");
         drop(conn);
         let lib = Library::open(dir.path()).unwrap();
-        let mode: String = lib
-            .conn
-            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(mode, "wal");
+        assert_eq!(lib.journal_mode().unwrap(), "wal");
     }
 }

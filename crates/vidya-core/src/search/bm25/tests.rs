@@ -1,5 +1,5 @@
 use super::*;
-use crate::store::{NewBook, NewChapter, NewChunk, NewFile, NewPage};
+use crate::store::{NewBook, NewChunk};
 use crate::text::Tokenizer;
 use rand::{Rng, SeedableRng};
 
@@ -67,37 +67,7 @@ fn book(title: &str, chunks: usize, seed: u64, replaces: Option<i64>) -> NewBook
             }
         })
         .collect();
-    let n = chunks.len();
-    NewBook {
-        title: title.into(),
-        language: "en".into(),
-        sha256: format!("{title}-{seed}"),
-        source_path: "test".into(),
-        files: vec![NewFile {
-            path: "test".into(),
-            name: format!("{title}.txt"),
-            sha256: format!("{title}-{seed}"),
-            page_count: n,
-        }],
-        chapters: vec![NewChapter {
-            title: "Chapter 1".into(),
-            first_page: 0,
-            last_page: n - 1,
-        }],
-        pages: (0..n)
-            .map(|i| NewPage {
-                file: 0,
-                chapter: 0,
-                pdf_page: i as u32 + 1,
-                label: (i + 1).to_string(),
-                text: String::new(),
-            })
-            .collect(),
-        chunks,
-        warnings: Vec::new(),
-        embedding_model: None,
-        replaces,
-    }
+    crate::store::insert::test_book(title, &format!("{title}-{seed}"), chunks, None, replaces)
 }
 
 /// The `bm25` crate's scorer over the same stored terms: what the index answered before it
