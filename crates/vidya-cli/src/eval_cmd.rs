@@ -139,6 +139,13 @@ pub struct Tune {
     /// Search with the question as typed (no SMS, typo, Hinglish or Hindi normalisation).
     #[arg(long)]
     pub no_normalize: bool,
+    /// Try this many fused candidates in the sentence rescoring (stage 2 without a
+    /// cross-encoder) instead of the default.
+    #[arg(long)]
+    pub rescore_top: Option<usize>,
+    /// Try this many candidates from each of BM25 and dense retrieval instead of the default.
+    #[arg(long)]
+    pub candidates: Option<usize>,
 }
 
 impl Tune {
@@ -174,6 +181,12 @@ impl Tune {
             }
             if self.no_normalize {
                 p.normalize = false;
+            }
+            if let Some(n) = self.rescore_top {
+                p.rescore_top = n;
+            }
+            if let Some(n) = self.candidates {
+                p.candidates = n;
             }
         }
     }

@@ -93,6 +93,8 @@ struct Run<'a> {
     /// Finds definitions of the term a definition question asks about (`None` for other
     /// questions, or with `cfg.definition_weight` 0).
     definition: Option<DefinitionMatcher>,
+    /// The candidate the gate reads ([`gate::FIT_RESCORED`]), when the sentence rescoring ran.
+    gate_top: Option<Candidate>,
     stages: Vec<StageReport>,
 }
 
@@ -353,6 +355,7 @@ impl Retriever {
             dense_hits: Vec::new(),
             records: HashMap::new(),
             sentence_vectors: HashMap::new(),
+            gate_top: None,
             stages: vec![StageReport::timed("normalize", t, 1, 1)],
         }
     }
@@ -451,8 +454,9 @@ impl Retriever {
     }
 
     /// Stage 1: the two lists fused ([`fusion_for`]), boilerplate ranked below body text unless
-    /// the question asks for it ([`demote_boilerplate`]), and the first
-    /// `max(rerank_top, keep)` kept as candidates.
+    /// the question asks for it ([`demote_boilerplate`]), and the first `rerank_top` (for the
+    /// cross-encoder) or `rescore_top` (for the sentence rescoring), at least `keep`, kept as
+    /// candidates.
     fn fuse_lists(&self, run: &mut Run) -> Vec<Candidate> {
         let t = Instant::now();
         let cfg = run.cfg;
@@ -471,7 +475,7 @@ impl Retriever {
         let dense_of: HashMap<i64, f32> = dense.iter().copied().collect();
         let ranked: Vec<Candidate> = fused
             .iter()
-            .take(cfg.rerank_top.max(cfg.keep))
+            .take(self.stage2_depth(cfg).max(cfg.keep))
             .map(|&(id, s)| Candidate {
                 chunk_id: id,
                 book_id: self.location.get(&id).map(|l| l.0).unwrap_or(0),
@@ -487,6 +491,16 @@ impl Retriever {
         run.stages
             .push(StageReport::timed("fusion", t, items_in, ranked.len()));
         ranked
+    }
+
+    /// How many fused candidates stage 2 reads: `rerank_top` when the cross-encoder runs,
+    /// else `rescore_top`.
+    fn stage2_depth(&self, cfg: &PipelineConfig) -> usize {
+        if self.reranker.is_some() && cfg.rerank {
+            cfg.rerank_top
+        } else {
+            cfg.rescore_top
+        }
     }
 
     /// The model id the stored vectors were made with (empty without an embedder).
@@ -540,6 +554,9 @@ impl Retriever {
                                 .any(|s| prune::is_quotable(&s.text) && d.defines(&s.text))
                         });
                 }
+                let mut fitted = ranked[..ranked.len().min(gate::FIT_RESCORED)].to_vec();
+                rescore(&mut fitted, cfg.rescore_weight, cfg.definition_weight);
+                run.gate_top = fitted.into_iter().next();
                 rescore(&mut ranked, cfg.rescore_weight, cfg.definition_weight);
                 ranked.truncate(cfg.keep);
                 run.stages
@@ -564,7 +581,7 @@ impl Retriever {
 
     /// The gate's features for the best of `ranked` (see [`GateInput`]).
     fn gate_input(&self, run: &Run, ranked: &[Candidate]) -> GateInput {
-        let top = ranked.first();
+        let top = run.gate_top.as_ref().or(ranked.first());
         let top_text = top.map(|c| run.records[&c.chunk_id].text.as_str());
         GateInput {
             rerank: top.and_then(|c| c.rerank),

@@ -421,6 +421,20 @@ fn rescoring_with_the_embedder_orders_the_fused_candidates_by_cosine() {
     let cos: Vec<f32> = r.ranked.iter().map(|c| c.sentence.unwrap()).collect();
     assert_eq!(cos.len(), 5);
     assert!(cos.windows(2).all(|w| w[0] >= w[1]), "{cos:?}");
+    // The rescoring reads `rescore_top` fused candidates; the cross-encoder's `rerank_top`
+    // does not limit it.
+    for depth in [12, 40] {
+        let deep = PipelineConfig {
+            rescore_top: depth,
+            rerank_top: 8,
+            ..cfg.clone()
+        };
+        let r = e
+            .retrieve("What do the light-dependent reactions make?", None, &deep)
+            .unwrap();
+        let rescore = r.stages.iter().find(|s| s.stage == "rescore").unwrap();
+        assert_eq!(rescore.items_in, depth, "{:?}", r.stages);
+    }
     // Without it the fused order stands (and no rescore stage runs).
     let plain = e
         .retrieve(
