@@ -505,3 +505,65 @@ fn a_definition_question_ranks_quotes_and_cites_the_defining_sentence_first() {
         .unwrap();
     assert!(r.ranked.iter().all(|c| !c.defines));
 }
+
+#[test]
+fn the_gate_reads_the_depth_it_was_fitted_on_however_deep_the_rescoring() {
+    use vidya_core::retrieve::gate::FIT_RESCORED;
+    let Some(dir) = sample() else { return };
+    let e = engine(dir);
+    // Ranked by the best sentence alone, the best of every candidate is more often past the
+    // first 30 (the sample book's 126 chunks give about 100 fused candidates).
+    let deep = PipelineConfig {
+        rescore_weight: 1.0,
+        ..PipelineConfig::default()
+    };
+    assert!(deep.rescore_top > FIT_RESCORED);
+    let shallow = PipelineConfig {
+        rescore_top: FIT_RESCORED,
+        ..deep.clone()
+    };
+    let mut reordered = 0;
+    for q in [
+        "wat is photosyntesis",
+        "where does the calvin cycle happen",
+        "why do leaves look green",
+        "what is atp used for in the cell",
+        "how r sugars made from co2",
+        "who was the first mughal emperor",
+        "types of soil in india",
+        "diff b/w lok sabha n rajya sabha",
+        "what is a thylakoid",
+        "how does light energy become chemical energy",
+        "role of nadph",
+        "stomata kya hote hai",
+        "what happens in the stroma",
+        "why do plants need water for photosynthesis",
+        "what is the electron transport chain",
+        "hello how r u",
+        "prove root 2 is irrational",
+        "who wrote gitanjali",
+        "pani ka boiling point kya hai",
+        "newtons third law example",
+    ] {
+        let d = e.retrieve(q, None, &deep).unwrap();
+        let s = e.retrieve(q, None, &shallow).unwrap();
+        // The same candidate's signals (BM25 coverage sums its terms in hash order: to 1e-5).
+        let (fd, fs) = (d.gate_input.features(), s.gate_input.features());
+        assert_eq!(fd.is_some(), fs.is_some(), "{q}");
+        for (x, y) in fd.unwrap_or_default().iter().zip(fs.unwrap_or_default()) {
+            assert!(
+                (x - y).abs() < 1e-5,
+                "{q}: {:?} against {:?}",
+                d.gate_input,
+                s.gate_input
+            );
+        }
+        assert_eq!(d.gate.pass, s.gate.pass, "{q}");
+        let first = |r: &vidya_core::retrieve::PipelineResult| r.ranked.first().map(|c| c.chunk_id);
+        reordered += usize::from(first(&d) != first(&s));
+    }
+    assert!(
+        reordered > 0,
+        "the deeper rescoring put no other passage first"
+    );
+}
