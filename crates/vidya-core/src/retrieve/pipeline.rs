@@ -93,7 +93,8 @@ struct Run<'a> {
     /// Finds definitions of the term a definition question asks about (`None` for other
     /// questions, or with `cfg.definition_weight` 0).
     definition: Option<DefinitionMatcher>,
-    /// The candidate the gate reads ([`gate::FIT_RESCORED`]), when the sentence rescoring ran.
+    /// The candidate the gate reads when the sentence rescoring ran over more than
+    /// [`gate::FIT_RESCORED`] candidates: the best of the first ones (else the first ranked).
     gate_top: Option<Candidate>,
     stages: Vec<StageReport>,
 }
@@ -554,9 +555,11 @@ impl Retriever {
                                 .any(|s| prune::is_quotable(&s.text) && d.defines(&s.text))
                         });
                 }
-                let mut fitted = ranked[..ranked.len().min(gate::FIT_RESCORED)].to_vec();
-                rescore(&mut fitted, cfg.rescore_weight, cfg.definition_weight);
-                run.gate_top = fitted.into_iter().next();
+                if ranked.len() > gate::FIT_RESCORED {
+                    let mut fitted = ranked[..gate::FIT_RESCORED].to_vec();
+                    rescore(&mut fitted, cfg.rescore_weight, cfg.definition_weight);
+                    run.gate_top = fitted.into_iter().next();
+                }
                 rescore(&mut ranked, cfg.rescore_weight, cfg.definition_weight);
                 ranked.truncate(cfg.keep);
                 run.stages
