@@ -102,11 +102,24 @@ pub(crate) fn test(root: &Path) -> Result<()> {
             // books (pypdfium2: the same PDFium build the app reads PDFs with).
             let python = model_venv(root, &["pypdfium2==5.15.2".to_string()])?;
             run_step("check the eval set (tests/eval/check_set.py)", {
-                let mut c = Command::new(python);
+                let mut c = Command::new(&python);
                 c.current_dir(root)
                     .arg("tests/eval/check_set.py")
                     .arg("--data")
                     .arg(&d);
+                c
+            })?;
+            // The held-out off-topic questions (never used to choose anything) are checked the
+            // same way, so that each of them is off-topic for both books.
+            run_step("check the held-out off-topic questions (tests/eval/check_set.py)", {
+                let mut c = Command::new(&python);
+                c.current_dir(root)
+                    .arg("tests/eval/check_set.py")
+                    .arg("--data")
+                    .arg(&d)
+                    .arg("--off-topic")
+                    .arg("tests/eval/off_topic_holdout.jsonl")
+                    .arg("--no-size-check");
                 c
             })?;
         }

@@ -5,7 +5,11 @@
 //!
 //! A neighbouring subject's question ("types of soil in india", "electrochemical series kya
 //! hoti hai") shares words and even e5 similarity with a science book; it is much closer still
-//! to other questions of its own subject. The gate's `other_subject` signal is the best cosine
+//! to other questions of its own subject. The examples are written in both registers students
+//! use: typed ("1857 ki kranti ke karan batao") and as exam papers and guide books print the
+//! questions students copy out ("Which battle established British rule in Bengal in 1757?"); with
+//! typed examples only, formal questions of other subjects sat no closer to them than the
+//! science book's own questions did. The gate's `other_subject` signal is the best cosine
 //! between the question and these example questions, embedded once per model with the bundled
 //! embedder (`query: ` prefix) and kept in the library folder (`other-subjects.vec`, rebuilt
 //! when the model or the list changes; in memory only when the folder cannot be written).
