@@ -120,11 +120,15 @@ impl Engine {
         &self.retriever
     }
 
-    /// The question cut to [`MAX_QUESTION_CHARS`]. Errors: [`VidyaError::EmptyQuestion`] when
+    /// The question cut to [`MAX_QUESTION_CHARS`], without the invisible characters that split
+    /// a word where they sit ([`drop_invisible`]). Errors: [`VidyaError::EmptyQuestion`] when
     /// it has no letter or digit in any script (only spaces, punctuation or emoji: nothing to
     /// search for, and nothing worth keeping as a conversation).
     pub fn clean_question(question: &str) -> Result<String> {
-        let q: String = question.chars().take(MAX_QUESTION_CHARS).collect();
+        let q: String = drop_invisible(question)
+            .chars()
+            .take(MAX_QUESTION_CHARS)
+            .collect();
         if !q.chars().any(char::is_alphanumeric) {
             return Err(VidyaError::EmptyQuestion);
         }
@@ -198,9 +202,55 @@ impl Engine {
     }
 }
 
+/// `text` without the invisible characters that text copied from a PDF or a web page carries
+/// inside words ("os\u{200B}mosis"), which split the word for BM25 and the embedder alike: zero
+/// width space U+200B, word joiner U+2060, byte-order mark U+FEFF, soft hyphen U+00AD, Mongolian
+/// vowel separator U+180E; and zero width joiner and non-joiner (U+200D, U+200C) except after a
+/// letter of an Indian script, where they choose how a conjunct is drawn (Unicode 15, ch. 12,
+/// "Devanagari"; the BM25 tokenizer folds them there itself).
+pub fn drop_invisible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev = None;
+    for c in text.chars() {
+        let drop = match c {
+            '\u{200B}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}' => true,
+            '\u{200C}' | '\u{200D}' => !prev.is_some_and(|p: char| {
+                !matches!(
+                    crate::text::script::script_of(p),
+                    crate::text::script::Script::Latin | crate::text::script::Script::Other
+                )
+            }),
+            _ => false,
+        };
+        if !drop {
+            out.push(c);
+            prev = Some(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invisible_characters_inside_words_are_dropped_but_indic_joiners_kept() {
+        for (pasted, clean) in [
+            ("what is os\u{200B}mosis", "what is osmosis"),
+            ("what is os\u{200D}mosis", "what is osmosis"),
+            (
+                "photo\u{00AD}synthesis\u{2060} kya\u{200C} hai\u{FEFF}",
+                "photosynthesis kya hai",
+            ),
+            ("\u{FEFF}define inertia", "define inertia"),
+            // ZWNJ after a Devanagari letter shapes the conjunct: kept.
+            ("क्\u{200C}ष क्या है", "क्\u{200C}ष क्या है"),
+            ("ನ್ಯೂಟನ್\u{200C}ನ ನಿಯಮ", "ನ್ಯೂಟನ್\u{200C}ನ ನಿಯಮ"),
+        ] {
+            assert_eq!(Engine::clean_question(pasted).unwrap(), clean, "{pasted:?}");
+        }
+    }
 
     #[test]
     fn a_question_needs_a_letter_or_a_digit_in_some_script() {

@@ -567,3 +567,25 @@ fn the_gate_reads_the_depth_it_was_fitted_on_however_deep_the_rescoring() {
         "the deeper rescoring put no other passage first"
     );
 }
+
+#[test]
+fn a_question_pasted_with_invisible_characters_finds_what_the_typed_one_finds() {
+    let Some(dir) = sample() else { return };
+    let e = engine(dir);
+    let cfg = PipelineConfig::default();
+    let typed = e.retrieve("what is chlorophyll", None, &cfg).unwrap();
+    for pasted in [
+        "what is chloro\u{200B}phyll",
+        "what is chloro\u{00AD}phyll\u{FEFF}",
+        "what is chloro\u{200D}phyll",
+    ] {
+        let r = e.retrieve(pasted, None, &cfg).unwrap();
+        assert_eq!(r.gate.pass, typed.gate.pass, "{pasted:?}");
+        assert_eq!(
+            r.ranked.first().map(|c| c.chunk_id),
+            typed.ranked.first().map(|c| c.chunk_id),
+            "{pasted:?}"
+        );
+    }
+    assert!(typed.gate.pass);
+}
