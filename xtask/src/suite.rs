@@ -101,27 +101,26 @@ pub(crate) fn test(root: &Path) -> Result<()> {
             // The realistic eval set's evidence, pages and off-topic key terms, against the
             // books (pypdfium2: the same PDFium build the app reads PDFs with).
             let python = model_venv(root, &["pypdfium2==5.15.2".to_string()])?;
-            run_step("check the eval set (tests/eval/check_set.py)", {
-                let mut c = Command::new(&python);
-                c.current_dir(root)
-                    .arg("tests/eval/check_set.py")
-                    .arg("--data")
-                    .arg(&d);
-                c
-            })?;
-            // The held-out off-topic questions (never used to choose anything) are checked the
-            // same way, so that each of them is off-topic for both books.
-            run_step("check the held-out off-topic questions (tests/eval/check_set.py)", {
+            let check_set = |extra: &[&str]| {
                 let mut c = Command::new(&python);
                 c.current_dir(root)
                     .arg("tests/eval/check_set.py")
                     .arg("--data")
                     .arg(&d)
-                    .arg("--off-topic")
-                    .arg("tests/eval/off_topic_holdout.jsonl")
-                    .arg("--no-size-check");
+                    .args(extra);
                 c
-            })?;
+            };
+            run_step("check the eval set (tests/eval/check_set.py)", check_set(&[]))?;
+            // The held-out off-topic questions (never used to choose anything) are checked the
+            // same way, so that each of them is off-topic for both books.
+            run_step(
+                "check the held-out off-topic questions (tests/eval/check_set.py)",
+                check_set(&[
+                    "--off-topic",
+                    "tests/eval/off_topic_holdout.jsonl",
+                    "--no-size-check",
+                ]),
+            )?;
         }
         Some(d) => println!(
             "\n== evaluation data not found at {}: the tests that need it pass without checking anything (set VIDYA_SHARED_DATA)",

@@ -121,11 +121,11 @@ impl Engine {
     }
 
     /// The question cut to [`MAX_QUESTION_CHARS`], without the invisible characters that split
-    /// a word where they sit ([`drop_invisible`]). Errors: [`VidyaError::EmptyQuestion`] when
+    /// a word where they sit ([`crate::text::normalize::drop_invisible`]). Errors: [`VidyaError::EmptyQuestion`] when
     /// it has no letter or digit in any script (only spaces, punctuation or emoji: nothing to
     /// search for, and nothing worth keeping as a conversation).
     pub fn clean_question(question: &str) -> Result<String> {
-        let q: String = drop_invisible(question)
+        let q: String = crate::text::normalize::drop_invisible(question)
             .chars()
             .take(MAX_QUESTION_CHARS)
             .collect();
@@ -200,34 +200,6 @@ impl Engine {
             retrieval: result,
         })
     }
-}
-
-/// `text` without the invisible characters that text copied from a PDF or a web page carries
-/// inside words ("os\u{200B}mosis"), which split the word for BM25 and the embedder alike: zero
-/// width space U+200B, word joiner U+2060, byte-order mark U+FEFF, soft hyphen U+00AD, Mongolian
-/// vowel separator U+180E; and zero width joiner and non-joiner (U+200D, U+200C) except after a
-/// letter of an Indian script, where they choose how a conjunct is drawn (Unicode 15, ch. 12,
-/// "Devanagari"; the BM25 tokenizer folds them there itself).
-pub fn drop_invisible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut prev = None;
-    for c in text.chars() {
-        let drop = match c {
-            '\u{200B}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}' => true,
-            '\u{200C}' | '\u{200D}' => !prev.is_some_and(|p: char| {
-                !matches!(
-                    crate::text::script::script_of(p),
-                    crate::text::script::Script::Latin | crate::text::script::Script::Other
-                )
-            }),
-            _ => false,
-        };
-        if !drop {
-            out.push(c);
-            prev = Some(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -23,6 +23,30 @@ pub fn normalize(text: &str) -> String {
     cleaned.nfc().collect()
 }
 
+/// `text` without the invisible characters that text copied from a PDF or a web page carries
+/// inside words ("os\u{200B}mosis"), which split the word for BM25 and the embedder alike: zero
+/// width space U+200B, word joiner U+2060, byte-order mark U+FEFF, soft hyphen U+00AD, Mongolian
+/// vowel separator U+180E; and zero width joiner and non-joiner (U+200D, U+200C) except after an
+/// Indic letter ([`super::script::is_indic`]), where they choose how a conjunct is drawn
+/// (Unicode 15, ch. 12, "Devanagari"; the BM25 tokenizer folds them there itself). For typed
+/// questions; [`normalize`] cleans extracted text.
+pub fn drop_invisible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev = None;
+    for c in text.chars() {
+        let drop = match c {
+            '\u{200B}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}' => true,
+            '\u{200C}' | '\u{200D}' => !prev.is_some_and(super::script::is_indic),
+            _ => false,
+        };
+        if !drop {
+            out.push(c);
+            prev = Some(c);
+        }
+    }
+    out
+}
+
 /// Collapses every run of whitespace (including newlines) into one space and trims the ends.
 pub fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
