@@ -30,6 +30,7 @@ for f in usr/bin/vidya usr/bin/vidya-desktop usr/share/applications/Vidya.deskto
   usr/lib/Vidya/models/multilingual-e5-small/model_int8.onnx.data \
   usr/lib/Vidya/models/multilingual-e5-small/tokenizer.json \
   usr/lib/Vidya/models/llama-3.2-tokenizer/tokenizer.json \
+  usr/lib/Vidya/models/wordnet/lexicon.tsv usr/lib/Vidya/models/wordnet/LICENSE-WordNet.txt \
   usr/lib/Vidya/ui/index.html usr/lib/Vidya/ui/fonts/NotoSansDevanagari-Regular.ttf \
   usr/lib/Vidya/sample/ch08.pdf usr/lib/Vidya/sample/ATTRIBUTION.md \
   usr/lib/Vidya/licenses/THIRD-PARTY-NOTICES.md; do

@@ -63,6 +63,24 @@ win() { wine "$@" >"$WORK/out.txt" 2>"$WORK/err.txt"; }
 # never dies of SIGPIPE under pipefail as it would with head.
 show() { sed 's/^/    /' "$WORK/out.txt" "$WORK/err.txt" | grep -v 'Failed to create DXGI factory' | awk -v n="${1:-40}" 'NR <= n'; }
 
+step "AMX: Wine's processes may run what ONNX Runtime picks"
+# On a CPU with AMX, Linux traps a process's first AMX instruction until the process asks for
+# it (arch_prctl ARCH_REQ_XCOMP_PERM); the Windows onnxruntime.dll uses AMX as Windows allows,
+# and Wine never asks, so the embedder died of SIGILL. amx-permit.so, preloaded into every
+# process of this test, asks (installers/windows/wine/amx-permit.c); the DLL is the one shipped.
+cc -O2 -shared -fPIC -o "$WORK/amx-permit.so" "$HERE/wine/amx-permit.c" || fail "could not build amx-permit.so (a C compiler is needed)"
+cc -O2 -o "$WORK/amx-probe" "$HERE/wine/amx-probe.c" || fail "could not build amx-probe"
+PLAIN=$("$WORK/amx-probe" || true)
+PERMITTED=$(LD_PRELOAD="$WORK/amx-permit.so" "$WORK/amx-probe" || true)
+case "$PLAIN/$PERMITTED" in
+  no-amx/no-amx) ok "this CPU has no AMX: amx-permit.so is loaded and changes nothing" ;;
+  sigill/ran) ok "this CPU has AMX: an AMX instruction dies of SIGILL in a process that did not ask, and runs with amx-permit.so" ;;
+  ran/ran) ok "this CPU has AMX and this kernel does not trap its first use" ;;
+  *) fail "amx-probe: without amx-permit.so '$PLAIN', with it '$PERMITTED' (expected sigill/ran, ran/ran or no-amx/no-amx)" ;;
+esac
+AMX=$([ "$PLAIN" = no-amx ] && echo no || echo yes)
+export LD_PRELOAD="$WORK/amx-permit.so${LD_PRELOAD:+:$LD_PRELOAD}" VIDYA_AMX_PERMIT_LOG="$WORK/amx-permit.log"
+
 step "a fresh Wine prefix"
 command -v wine >/dev/null || fail "wine is not installed (apt-get install wine wine64)"
 wine wineboot -i >/dev/null 2>&1 || fail "wineboot failed"
@@ -90,6 +108,7 @@ for f in vidya.exe vidya-desktop.exe WebView2Loader.dll uninstall.exe installer-
   native/pdfium.dll native/onnxruntime.dll msvcp140.dll msvcp140_1.dll vcruntime140.dll vcruntime140_1.dll \
   models/multilingual-e5-small/model_int8.onnx models/multilingual-e5-small/model_int8.onnx.data \
   models/multilingual-e5-small/tokenizer.json models/llama-3.2-tokenizer/tokenizer.json \
+  models/wordnet/lexicon.tsv models/wordnet/LICENSE-WordNet.txt \
   ui/index.html sample/ch08.pdf licenses/THIRD-PARTY-NOTICES.md; do
   [ -f "$LOCAL/$f" ] || fail "%LOCALAPPDATA%\\Vidya\\$f was not installed"
 done
@@ -127,6 +146,15 @@ grep -q 'Added ".*Photosynthesis"' "$WORK/out.txt" || fail "ingest did not add t
 grep -qi 'no vectors\|without vectors\|dense retrieval is off' "$WORK/out.txt" "$WORK/err.txt" && fail "the book was stored without vectors"
 [ -f "$ROAMING/data/library/library.sqlite3" ] || fail "the library is not in %APPDATA%\\Vidya\\data\\library"
 ok "ingested with vectors into %APPDATA%\\Vidya\\data\\library"
+# The preload ran inside the Windows program's own process (Wine's loader running vidya.exe),
+# and, on a CPU with AMX, got the permission there.
+grep -q 'wine64-preloader\|/wine64 ' "$WORK/amx-permit.log" || { cat "$WORK/amx-permit.log"; fail "amx-permit.so did not run in Wine's processes"; }
+if [ "$AMX" = yes ]; then
+  ! grep -v 'permit=ok' "$WORK/amx-permit.log" | grep -q . || { cat "$WORK/amx-permit.log"; fail "a Wine process was refused AMX"; }
+  ok "AMX CPU: every Wine process ($(wc -l <"$WORK/amx-permit.log")) got the AMX permission, and ONNX Runtime embedded the book"
+else
+  ok "amx-permit.so ran in $(wc -l <"$WORK/amx-permit.log") Wine processes (no AMX here: permit=$(awk '{print $NF}' "$WORK/amx-permit.log" | sort -u | tr '\n' ' ' | sed 's/permit=//g'))"
+fi
 
 step "4. ask: dense retrieval, the pruner, the cited page; Ollama down"
 win "$VIDYA" ask --no-llm --trace "What happens in the light-dependent reactions of photosynthesis?" || { show; fail "ask failed"; }

@@ -12,6 +12,7 @@
 //!   (`installers/windows/check.sh`), and the browser and window end-to-end tests in
 //!   `tests/e2e` (the README's second command; `.ci/run` calls it).
 
+mod cpu_baseline;
 mod manifest;
 mod models;
 mod suite;

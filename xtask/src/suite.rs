@@ -150,6 +150,10 @@ pub(crate) fn test(root: &Path) -> Result<()> {
             .args(["build", "--workspace", "--all-targets"]);
         linted(c)
     })?;
+    // The CLI just built, run as a 2009-class CPU (no AVX): nothing may need an instruction
+    // old school laptops lack unless it is chosen at run time (tests/old-cpu/check.sh).
+    let python = model_venv(root, &["pypdfium2==5.15.2".to_string()])?;
+    crate::cpu_baseline::old_cpu(root, &root.join("target/debug/vidya"), &python)?;
     // The Linux package, from the binaries just built: bundled, installed into a scratch root
     // and run from there with no network (installers/linux/).
     let deb = build_deb(root)?;

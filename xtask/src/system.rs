@@ -7,8 +7,9 @@ use std::process::Command;
 /// the Tauri window (`src-tauri`), and chromium, Xvfb, ImageMagick and xdotool for the browser
 /// and window end-to-end tests (Noto fonts for their Indic screenshots), NSIS's makensis for the
 /// Windows installers, and the Windows cross-build and its test under Wine (`cargo xtask
-/// windows`: mingw-w64's posix compilers and binutils, Wine).
-pub(crate) const SYSTEM_PACKAGES: [&str; 21] = [
+/// windows`: mingw-w64's posix compilers and binutils, Wine), and qemu-user for the old-CPU
+/// check (`tests/old-cpu/check.sh`).
+pub(crate) const SYSTEM_PACKAGES: [&str; 22] = [
     "build-essential",
     "pkg-config",
     "libssl-dev",
@@ -30,6 +31,7 @@ pub(crate) const SYSTEM_PACKAGES: [&str; 21] = [
     "binutils-mingw-w64-x86-64",
     "wine",
     "wine64",
+    "qemu-user",
 ];
 
 /// Installs the missing [`SYSTEM_PACKAGES`] with apt-get (as root, or through `sudo -n`);

@@ -225,6 +225,24 @@ fn build(root: &Path) -> Result<PathBuf> {
         .filter(|d| libstdcxx.is_file() && d.is_dir())
         .with_context(|| format!("{CXX} does not know where libstdc++.a is"))?;
     let env_target = TRIPLE.replace('-', "_");
+    let rustflags = format!(
+        "-L native={} -C link-arg=-static -C link-arg=-static-libgcc",
+        gcc_lib.display()
+    );
+    let cxxflags = format!("-I{}", shim.display());
+    // The programs run on old laptops (no AVX2, some no AVX): nothing of this build may assume
+    // a newer CPU. They cannot run under an emulated old CPU here, so the flags are checked.
+    crate::cpu_baseline::check_build_flags(
+        root,
+        "Windows cross-build",
+        &[
+            (
+                format!("CARGO_TARGET_{}_RUSTFLAGS", env_target.to_uppercase()),
+                rustflags.clone(),
+            ),
+            (format!("CXXFLAGS_{env_target}"), cxxflags.clone()),
+        ],
+    )?;
     run_step(
         &format!("cargo build --profile {PROFILE} --target {TRIPLE} -p vidya-cli -p vidya-desktop"),
         {
@@ -239,19 +257,13 @@ fn build(root: &Path) -> Result<PathBuf> {
                 .env(format!("CC_{env_target}"), CC)
                 .env(format!("CXX_{env_target}"), CXX)
                 .env(format!("AR_{env_target}"), "x86_64-w64-mingw32-ar")
-                .env(
-                    format!("CXXFLAGS_{env_target}"),
-                    format!("-I{}", shim.display()),
-                )
+                .env(format!("CXXFLAGS_{env_target}"), &cxxflags)
                 // The C++ standard library linked statically: the `cc` crate otherwise asks
                 // for libstdc++-6.dll, which would have to travel with the programs.
                 .env(format!("CXXSTDLIB_{env_target}"), "static=stdc++")
                 .env(
                     format!("CARGO_TARGET_{}_RUSTFLAGS", env_target.to_uppercase()),
-                    format!(
-                        "-L native={} -C link-arg=-static -C link-arg=-static-libgcc",
-                        gcc_lib.display()
-                    ),
+                    &rustflags,
                 );
             c
         },
