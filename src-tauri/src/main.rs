@@ -144,9 +144,10 @@ async fn ask(
                 let _ = queue.send(AskEvent::Queued { ahead });
             },
             cancel: None,
-            on_sources: &mut move |c: &[vidya_core::answer::Citation]| {
+            on_sources: &mut move |c: &[vidya_core::answer::Citation], quotes: Option<&str>| {
                 let _ = sources.send(AskEvent::Sources {
                     citations: c.to_vec(),
+                    quotes: quotes.map(str::to_string),
                 });
             },
             // The window's questions are the teacher's: never pre-empted.

@@ -8,7 +8,9 @@
 //   GET  /api/tags      {"models": [{"name", "model", "size", "digest", "details"}]}
 //   POST /api/show      {"details", "model_info", ...}; 404 {"error"} for another model
 //   POST /api/chat      {"model", "messages", "stream"?, "options"?: {"num_ctx", "temperature",
-//                        "num_predict", "seed", "top_k", "top_p"}}: NDJSON lines
+//                        "num_predict", "seed", "top_k", "top_p", "repeat_penalty",
+//                        "repeat_last_n"}}: NDJSON lines (repeat_penalty 1.1 over the last
+//                        64 tokens when not given, Ollama's defaults)
 //                        {"model","created_at","message":{"role":"assistant","content"},"done":false}
 //                        then one line with "done": true, "done_reason" ("stop" | "length"),
 //                        "prompt_eval_count", "eval_count" and durations in nanoseconds;
@@ -169,6 +171,10 @@ async function chat(req, res) {
         seed: Number.isInteger(options.seed) ? options.seed : 42,
         topK: Number.isInteger(options.top_k) ? options.top_k : 40,
         topP: typeof options.top_p === "number" ? options.top_p : 0.9,
+        repeatPenalty: {
+          penalty: typeof options.repeat_penalty === "number" ? options.repeat_penalty : 1.1,
+          lastTokens: Number.isInteger(options.repeat_last_n) ? options.repeat_last_n : 64,
+        },
         signal: abort.signal,
         stopOnAbortSignal: true,
         onTextChunk(piece) {

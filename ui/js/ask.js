@@ -162,10 +162,20 @@ async function submit(e) {
         // Classroom mode: other questions are before this one at the model.
         // After a restart, only the teacher's question is usually ahead: say why it waits.
         stream.textContent = restarted && data.ahead <= 1 ? t('ask.restarted')
-          : data.ahead > 0 ? t('ask.queued', { ahead: data.ahead }) : t('ask.thinking');
+          : data.ahead > 0 ? t('ask.queued', { ahead: data.ahead })
+            : t(bubble.querySelector('.quotes') ? 'ask.tutor_writing' : 'ask.thinking');
       } else if (event === 'sources') {
         // The passages are known before the model writes (in a class, while it waits).
         if (mine === epoch) showSources(data.citations);
+        // The textbook's quotes are the answer's beginning: shown at once, the tutor's
+        // checked sentences stream in under them when the model's turn comes.
+        if (data.quotes && !bubble.querySelector('.quotes')) {
+          const quotes = el('div', 'body quotes');
+          renderAnswer(quotes, data.quotes, (data.citations || []).length, (n) => showPage(n));
+          bubble.insertBefore(quotes, stream);
+          if (!started) stream.textContent = t('ask.tutor_writing');
+          scrollDown();
+        }
       } else if (event === 'token') {
         if (!started) { started = true; stream.textContent = ''; stream.classList.remove('muted'); }
         stream.textContent += data.text;

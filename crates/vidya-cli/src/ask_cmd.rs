@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use vidya_core::answer::llm_client::LlmConfig;
 use vidya_core::answer::prompt::Mode;
 use vidya_core::answer::status::AnswerStatus;
+use vidya_core::answer::tutor::Step;
 use vidya_core::answer::{Citation, Tutor, TutorAnswer, TutorOptions};
 use vidya_core::retrieve::Models;
 use vidya_core::retrieve::PipelineResult;
@@ -91,7 +92,9 @@ fn location(c: &Citation) -> String {
     )
 }
 
-/// Answers one question, streaming the model's words when printing for a person.
+/// Answers one question, streaming the model's words when printing for a person: with the
+/// quotes-first layout the textbook's quotes are printed as soon as they are found, then the
+/// tutor's sentences as each one passes the check.
 pub(crate) fn ask_once(
     tutor: &Tutor,
     question: &str,
@@ -103,38 +106,64 @@ pub(crate) fn ask_once(
         out!("{}", serde_json::to_string_pretty(&a)?);
         return Ok(a);
     }
-    let mut streamed = String::new();
+    let mut printed = String::new();
     let mut write_failed = false;
-    let a = tutor.ask(
-        question,
-        opts,
-        &mut |t| {
-            // Model text never drives the terminal: escape sequences, carriage returns and
-            // backspaces are dropped before printing (the post-checks drop them from the answer).
-            let t: String = t
-                .chars()
-                .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
-                .collect();
-            if !write_failed && output::text(&t).is_err() {
-                write_failed = true;
+    let mut print = |t: &str, printed: &mut String| {
+        // Model text never drives the terminal: escape sequences, carriage returns and
+        // backspaces are dropped before printing (the post-checks drop them from the answer).
+        let t: String = t
+            .chars()
+            .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+            .collect();
+        if !write_failed && output::text(&t).is_err() {
+            write_failed = true;
+        }
+        printed.push_str(&t);
+    };
+    let q = tutor.begin(question, opts)?;
+    let query = tutor.rewrite(&q, opts.use_llm);
+    let mut quotes = String::new();
+    let a = match tutor.retrieve(q, query)? {
+        Step::Answered(a) => *a,
+        Step::NeedsModel(d) => {
+            // The quotes at once; the tutor's label with its first checked sentence.
+            let mut label = String::new();
+            if let Some(head) = d.quotes_head() {
+                if let Some((q, _)) = head.rsplit_once("\n\n**") {
+                    quotes = q.to_string();
+                    label = head[q.len()..].to_string();
+                }
+                print(&quotes, &mut printed);
             }
-            streamed.push_str(&t);
-        },
-        None,
-    )?;
+            tutor.generate(
+                *d,
+                &mut |t| {
+                    if !label.is_empty() {
+                        print(&std::mem::take(&mut label), &mut printed);
+                    }
+                    print(t, &mut printed)
+                },
+                None,
+            )?
+        }
+    };
     if write_failed {
         return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
     }
-    let model_text = a.status.is_model_text() || a.status == AnswerStatus::Refused;
-    if streamed.is_empty() || !model_text {
-        if !streamed.is_empty() {
-            out!("\n");
-        }
-        out!("{}", a.base.answer);
-    } else if streamed.trim() != a.base.answer.trim() {
-        out!("\n\nChecked answer: {}", a.base.answer);
+    let shown = a.base.answer.trim();
+    if printed.is_empty() {
+        out!("{shown}");
+    } else if let Some(rest) = shown.strip_prefix(printed.trim()) {
+        // The answer is what was printed (and perhaps a quiz key or terms after it).
+        out!("{rest}");
+    } else if let Some(rest) = shown
+        .strip_prefix(quotes.trim())
+        .filter(|_| !quotes.is_empty())
+    {
+        // The quotes stand alone (the note says why), perhaps with what was built from them.
+        out!("\n{}", rest.trim_start());
     } else {
-        out!("");
+        out!("\n\nChecked answer: {shown}");
     }
     if let Some(note) = &a.note {
         out!("\nNote: {note}");

@@ -112,9 +112,27 @@ pub struct ModelEntry {
     /// PyPI requirements the build script runs with.
     pub python_requirements: Vec<String>,
     /// The wheel files it is built from.
+    #[serde(default)]
     pub inputs: Vec<ModelInput>,
+    /// Files of an npm package it is built from, given to the build script as one folder
+    /// before the wheel inputs.
+    #[serde(default)]
+    pub npm_input: Option<NpmInput>,
     /// The files it builds.
     pub outputs: Vec<ModelOutput>,
+}
+
+/// Files of an npm package that a model build reads (`[model.npm_input]`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct NpmInput {
+    /// The npm package.
+    pub package: String,
+    /// Its exact version.
+    pub version: String,
+    /// sha256 of the package's tarball.
+    pub tarball_sha256: String,
+    /// Paths of the files inside the tarball; they are extracted into one folder, flat.
+    pub members: Vec<String>,
 }
 
 /// An input of a model build.

@@ -83,7 +83,7 @@ pub async fn ask(
                     teacher,
                     on_queue: &mut |_| {},
                     cancel: Some(cancel),
-                    on_sources: &mut |_| {},
+                    on_sources: &mut |_, _| {},
                     // Nothing was sent yet: the answer is simply written again.
                     on_restart: &mut || {},
                 },
@@ -129,9 +129,10 @@ pub async fn ask(
             let _ = queue_tx.send(event(&AskEvent::Queued { ahead }));
         };
         let sources_tx = tx.clone();
-        let mut on_sources = move |c: &[vidya_core::answer::Citation]| {
+        let mut on_sources = move |c: &[vidya_core::answer::Citation], quotes: Option<&str>| {
             let _ = sources_tx.send(event(&AskEvent::Sources {
                 citations: c.to_vec(),
+                quotes: quotes.map(str::to_string),
             }));
         };
         let restart_tx = tx.clone();

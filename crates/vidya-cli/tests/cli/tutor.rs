@@ -29,13 +29,18 @@ fn streams_a_checked_answer_whose_citations_resolve_to_real_pages() {
     let server = TestServer::start(reply(
         "In the light-dependent reactions, chlorophyll absorbs energy from sunlight [1]. This energy is stored as ATP and NADPH [2].",
     ));
-    // Human output: the words arrive as they stream, then the sources.
+    // Human output: the textbook's quotes at once, then the tutor's checked words as they
+    // stream, then the sources.
     let o = run(lib.path(), &["ask", Q, "--host", &server.url()]);
     ok(&o);
     let out = stdout(&o);
+    assert!(out.starts_with("From your textbook:"), "{out}");
+    let tutor = out
+        .find("**In the tutor's words:** In the light-dependent reactions, chlorophyll absorbs")
+        .unwrap_or_else(|| panic!("{out}"));
     assert!(
-        out.starts_with("In the light-dependent reactions, chlorophyll absorbs"),
-        "{out}"
+        out[..tutor].contains("[1] "),
+        "the quotes come first: {out}"
     );
     assert!(
         out.contains("Sources:") && out.contains("printed page"),
@@ -87,8 +92,10 @@ fn invented_citation_removed_echo_replaced_refusal_stripped() {
     // [7] names no source and goes; the sentence is supported, so Vidya cites the source that
     // supports it.
     let answer = r["answer"].as_str().unwrap();
+    assert!(answer.starts_with("From your textbook:"), "{r:#}");
     assert!(
-        answer.starts_with("Chlorophyll captures light energy [1]. It makes ATP ["),
+        vidya_core::answer::turn::tutor_words(answer)
+            .starts_with("Chlorophyll captures light energy [1]. It makes ATP ["),
         "{r:#}"
     );
     assert!(!answer.contains("[7]"), "{r:#}");
@@ -108,19 +115,80 @@ fn invented_citation_removed_echo_replaced_refusal_stripped() {
     server.set(reply("The light-dependent reactions make ATP and NADPH [1]. I could not find this in your textbook."));
     let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
     assert_eq!(
-        r["answer"],
+        vidya_core::answer::turn::tutor_words(r["answer"].as_str().unwrap()),
         "The light-dependent reactions make ATP and NADPH [1]."
     );
     assert_eq!(r["postcheck"]["refusal"], "stripped");
 
+    // A refusal on a question the relevance gate passed leaves the student the quotes,
+    // never nothing.
     server.set(reply("Sorry, the sources do not say this."));
     let r = ask_json(
         lib.path(),
         &server.url(),
         &[Q, "--no-cache", "--lang", "hi"],
     );
-    assert_eq!(r["status"], "refused");
-    assert_eq!(r["answer"], "मुझे यह आपकी पाठ्यपुस्तक में नहीं मिला।");
+    assert_eq!(r["status"], "extractive", "{r:#}");
+    assert_eq!(r["postcheck"]["refusal"], "quotes", "{r:#}");
+    assert!(
+        r["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("From your textbook:"),
+        "{r:#}"
+    );
+    assert!(
+        r["note"].as_str().unwrap().contains("did not find"),
+        "{r:#}"
+    );
+}
+
+#[test]
+fn a_false_first_sentence_gives_the_quotes_and_nothing_false_streams() {
+    let lib = library_with_sample();
+    // The first statement flips the book's meaning (photosynthesis does not use light): the
+    // student gets the quotes, and no word of the model's streamed.
+    let server = TestServer::start(reply(
+        "The light-dependent reactions do not use light energy [1]. They make ATP and NADPH [1].",
+    ));
+    let o = run(
+        lib.path(),
+        &["ask", Q, "--host", &server.url(), "--no-cache"],
+    );
+    ok(&o);
+    let out = stdout(&o);
+    assert!(out.starts_with("From your textbook:"), "{out}");
+    assert!(!out.contains("do not use light energy"), "{out}");
+    let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
+    assert_eq!(r["status"], "extractive", "{r:#}");
+    assert!(
+        r["note"]
+            .as_str()
+            .unwrap()
+            .contains("did not match your textbook"),
+        "{r:#}"
+    );
+    assert!(
+        !r["answer"]
+            .as_str()
+            .unwrap()
+            .contains("do not use light energy"),
+        "{r:#}"
+    );
+    // Quiz mode with a model that writes no question: a fill-in-the-blank quiz from the
+    // quotes, with its answer key.
+    server.set(reply("Photosynthesis is important for plants [1]."));
+    let r = ask_json(
+        lib.path(),
+        &server.url(),
+        &[Q, "--no-cache", "--mode", "quiz"],
+    );
+    let answer = r["answer"].as_str().unwrap();
+    assert!(
+        answer.contains("Quiz from your textbook") && answer.contains("____"),
+        "{answer}"
+    );
+    assert!(answer.contains("Answer key:"), "{answer}");
 }
 
 #[test]
@@ -313,13 +381,14 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
     });
     let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
     assert_eq!(r["status"], "incomplete", "{r}");
-    // What arrived is kept, followed by the textbook's own sentences.
+    // The textbook's own sentences, and the checked sentence that arrived.
     let answer = r["answer"].as_str().unwrap();
+    assert!(answer.starts_with("From your textbook:"), "{answer}");
     assert!(
-        answer.starts_with("Chlorophyll absorbs light energy [1]. Then …"),
+        vidya_core::answer::turn::tutor_words(answer)
+            .starts_with("Chlorophyll absorbs light energy [1]."),
         "{answer}"
     );
-    assert!(answer.contains("From your textbook:"), "{answer}");
     assert!(r["note"]
         .as_str()
         .unwrap()
@@ -340,17 +409,23 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
 
     server.set(Behaviour {
         default_reply: "Chlorophyll absorbs light energy [1]. More words here.".into(),
-        error_after_tokens: Some((4, "llama runner process has terminated".into())),
+        // The error comes after the first sentence is whole (the checked sentences stream).
+        error_after_tokens: Some((6, "llama runner process has terminated".into())),
         ..Behaviour::default()
     });
     let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
     assert_eq!(r["status"], "incomplete", "{r}");
 
-    // An answer cut by the length limit (Ollama's num_predict) is incomplete, not answered.
+    // An answer cut by the length limit (Ollama's num_predict) before a whole sentence: the
+    // quotes, and the note says why.
     server.set(reply(&format!("{}[1].", "light ".repeat(520))));
     let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
-    assert_eq!(r["status"], "incomplete", "{}", r["note"]);
-    assert!(r["note"].as_str().unwrap().contains("length limit"));
+    assert_eq!(r["status"], "extractive", "{}", r["note"]);
+    let note = r["note"].as_str().unwrap();
+    assert!(
+        note.contains("length limit") || note.contains("Vidya stopped it"),
+        "{note}"
+    );
 
     // Something that is not Ollama answers on the port.
     let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -26,6 +26,7 @@
 //! sentence (lexical ≥ 0.6, or e5 cosine ≥ 0.88 with lexical ≥ 0.25); invented ones rarely
 //! reach either.
 
+use super::verify::{self, Finding};
 use super::Citation;
 use crate::embed::{cosine, Embedder};
 use crate::error::Result;
@@ -43,6 +44,10 @@ pub const LEXICAL_SUPPORT: f32 = 0.6;
 pub const DENSE_SUPPORT: f32 = 0.88;
 /// The least lexical support that the embedding can complete.
 pub const MIN_LEXICAL: f32 = 0.25;
+/// Share of a sentence's content words found in its aligned source sentence(s), through
+/// synonyms and derivations, at or above which a sentence the meaning check finds nothing
+/// against is supported even with fewer shared words than [`LEXICAL_SUPPORT`] (a paraphrase).
+pub const VERIFIED_COVERAGE: f32 = 0.6;
 /// Embedding support for a sentence in another script than its sources (a Hindi answer from
 /// English sources), where words cannot be compared.
 pub const CROSS_SCRIPT_SUPPORT: f32 = 0.86;
@@ -80,6 +85,10 @@ pub struct CheckedSentence {
     pub missing: Vec<String>,
     /// True when the sentence starts a new line in the answer.
     pub new_line: bool,
+    /// What the meaning check found against its source ([`super::verify`]); a sentence with
+    /// findings is removed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
 }
 
 /// The checked answer.
@@ -269,41 +278,126 @@ pub fn ground(
     embedder: Option<&Embedder>,
     tokenizer: &Tokenizer,
 ) -> Result<Grounding> {
-    let srcs: Vec<Source> = sources.iter().map(|c| Source::new(c, tokenizer)).collect();
-    let mut sentences = answer_sentences(answer);
-    let facts: Vec<usize> = (0..sentences.len())
-        .filter(|i| is_fact(&sentences[*i]))
-        .collect();
-    let fact_texts: Vec<&str> = facts.iter().map(|i| sentences[*i].text.as_str()).collect();
-    let embedded = embed(embedder, &fact_texts, &srcs)?;
-    let check = Check {
-        all_names: srcs
+    Grounder::new(sources, embedder, tokenizer)?.check(answer)
+}
+
+/// The sources of one answer read once (their terms, numbers and sentence vectors), to check
+/// the answer sentence by sentence as the model writes it ([`Grounder::check`]) and whole at
+/// the end with the same verdicts.
+pub struct Grounder<'a> {
+    srcs: Vec<Source>,
+    source_texts: Vec<&'a str>,
+    source_vectors: Option<Vec<Vec<Vec<f32>>>>,
+    all_names: HashSet<String>,
+    embedder: Option<&'a Embedder>,
+    tokenizer: &'a Tokenizer,
+    meaning: bool,
+}
+
+impl std::fmt::Debug for Grounder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Grounder")
+            .field("sources", &self.srcs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Grounder<'a> {
+    /// Reads `sources` (and embeds their sentences with `embedder`, one batch). Errors: the
+    /// embedder failed.
+    pub fn new(
+        sources: &'a [Citation],
+        embedder: Option<&'a Embedder>,
+        tokenizer: &'a Tokenizer,
+    ) -> Result<Self> {
+        let srcs: Vec<Source> = sources.iter().map(|c| Source::new(c, tokenizer)).collect();
+        let source_vectors = match embedder {
+            Some(e) => {
+                let texts: Vec<&str> = srcs
+                    .iter()
+                    .flat_map(|s| s.sentences.iter().map(String::as_str))
+                    .collect();
+                let mut vectors = if texts.is_empty() {
+                    Vec::new().into_iter()
+                } else {
+                    e.embed_passages(&texts)?.into_iter()
+                };
+                Some(
+                    srcs.iter()
+                        .map(|s| vectors.by_ref().take(s.sentences.len()).collect())
+                        .collect(),
+                )
+            }
+            None => None,
+        };
+        let all_names = srcs
             .iter()
             .flat_map(|s| {
                 s.lower
                     .split(|c: char| !c.is_alphanumeric())
                     .map(str::to_string)
+                    .collect::<Vec<_>>()
             })
-            .collect(),
-        srcs: &srcs,
-        source_vectors: embedded.as_ref().map(|e| e.sources.as_slice()),
-        tokenizer,
-    };
-    for (k, &i) in facts.iter().enumerate() {
-        let vector = embedded.as_ref().map(|e| e.facts[k].as_slice());
-        check.fact(&mut sentences[i], vector);
-    }
-    for s in sentences.iter_mut().filter(|s| !is_fact(s)) {
-        s.verdict = Verdict::NotAFact;
-        s.cited = s
-            .cited_by_model
-            .iter()
-            .copied()
-            .filter(|n| srcs.iter().any(|src| src.n == *n))
             .collect();
+        Ok(Self {
+            srcs,
+            source_texts: sources.iter().map(|c| c.text.as_str()).collect(),
+            source_vectors,
+            all_names,
+            embedder,
+            tokenizer,
+            meaning: true,
+        })
     }
-    drop_dangling_lead_ins(&mut sentences);
-    Ok(Grounding { sentences })
+
+    /// The check as it was before the meaning check ([`super::verify`]): shared words and
+    /// embeddings only. For measuring what the meaning check adds (`vidya eval --grounding
+    /// --words-only`).
+    pub fn words_only(mut self) -> Self {
+        self.meaning = false;
+        self
+    }
+
+    /// Checks `answer` (one sentence or many): each statement supported and cited, removed
+    /// (with the meaning check's findings) or unchecked; questions and labels kept as written.
+    /// Errors: the embedder failed.
+    pub fn check(&self, answer: &str) -> Result<Grounding> {
+        let mut sentences = answer_sentences(answer);
+        let facts: Vec<usize> = (0..sentences.len())
+            .filter(|i| is_fact(&sentences[*i]))
+            .collect();
+        let fact_texts: Vec<&str> = facts.iter().map(|i| sentences[*i].text.as_str()).collect();
+        let fact_vectors = match (self.embedder, fact_texts.is_empty()) {
+            (Some(e), false) => Some(e.embed_passages(&fact_texts)?),
+            _ => None,
+        };
+        let check = Check {
+            all_names: &self.all_names,
+            srcs: &self.srcs,
+            source_texts: &self.source_texts,
+            meaning: self.meaning,
+            source_vectors: self
+                .source_vectors
+                .as_deref()
+                .filter(|_| fact_vectors.is_some()),
+            tokenizer: self.tokenizer,
+        };
+        for (k, &i) in facts.iter().enumerate() {
+            let vector = fact_vectors.as_ref().map(|v| v[k].as_slice());
+            check.fact(&mut sentences[i], vector);
+        }
+        for s in sentences.iter_mut().filter(|s| !is_fact(s)) {
+            s.verdict = Verdict::NotAFact;
+            s.cited = s
+                .cited_by_model
+                .iter()
+                .copied()
+                .filter(|n| self.srcs.iter().any(|src| src.n == *n))
+                .collect();
+        }
+        drop_dangling_lead_ins(&mut sentences);
+        Ok(Grounding { sentences })
+    }
 }
 
 /// The answer's sentences, line by line, with the `[n]` marks the model gave each (a fragment
@@ -329,6 +423,7 @@ fn answer_sentences(answer: &str) -> Vec<CheckedSentence> {
                 dense: None,
                 missing: Vec::new(),
                 new_line: first && !sentences.is_empty(),
+                findings: Vec::new(),
             });
             first = false;
         }
@@ -341,32 +436,6 @@ fn answer_sentences(answer: &str) -> Vec<CheckedSentence> {
 fn is_fact(s: &CheckedSentence) -> bool {
     let t = s.text.trim();
     !(t.ends_with('?') || t.ends_with(':') || t.split_whitespace().count() < 3)
-}
-
-/// The e5 vectors of the facts to check (in their order) and of each source's sentences.
-struct Embedded {
-    facts: Vec<Vec<f32>>,
-    sources: Vec<Vec<Vec<f32>>>,
-}
-
-/// Embeds the facts and every source sentence in one batch; `None` without an embedder or
-/// without facts.
-fn embed(embedder: Option<&Embedder>, facts: &[&str], srcs: &[Source]) -> Result<Option<Embedded>> {
-    let Some(e) = embedder.filter(|_| !facts.is_empty()) else {
-        return Ok(None);
-    };
-    let mut texts = facts.to_vec();
-    texts.extend(
-        srcs.iter()
-            .flat_map(|s| s.sentences.iter().map(String::as_str)),
-    );
-    let mut vectors = e.embed_passages(&texts)?.into_iter();
-    let facts = vectors.by_ref().take(facts.len()).collect();
-    let sources = srcs
-        .iter()
-        .map(|s| vectors.by_ref().take(s.sentences.len()).collect())
-        .collect();
-    Ok(Some(Embedded { facts, sources }))
 }
 
 /// How well one source supports one answer sentence.
@@ -404,10 +473,14 @@ impl Support {
 /// What every fact is checked against.
 struct Check<'a> {
     srcs: &'a [Source],
+    /// The sources' texts, for the meaning check.
+    source_texts: &'a [&'a str],
+    /// Whether the meaning check runs ([`Grounder::words_only`] turns it off).
+    meaning: bool,
     /// Each source's sentence vectors, when embedded.
     source_vectors: Option<&'a [Vec<Vec<f32>>]>,
     /// Every word of every source, lower case (for names the answer must not invent).
-    all_names: HashSet<String>,
+    all_names: &'a HashSet<String>,
     tokenizer: &'a Tokenizer,
 }
 
@@ -449,10 +522,28 @@ impl Check<'_> {
         } else {
             Vec::new()
         };
+        // What the sentence says, against the sentence(s) it restates: a negation, an
+        // opposite, a swapped term, a number, a quantifier or new content rejects it however
+        // many words it shares with its source.
+        let meaning = if self.meaning {
+            verify::verify(&s.text, self.source_texts)
+        } else {
+            verify::Verification::default()
+        };
         let best = scored
             .iter()
-            .filter(|x| supports(x))
+            .filter(|x| {
+                supports(x)
+                    || (meaning.agrees()
+                        && meaning.coverage >= VERIFIED_COVERAGE
+                        && meaning.aligned.first().is_some_and(|(p, _)| *p == x.source))
+            })
             .max_by(|a, b| a.strength().total_cmp(&b.strength()));
+        if meaning.checked && !meaning.findings.is_empty() {
+            s.verdict = Verdict::Removed;
+            s.findings = meaning.findings;
+            return;
+        }
         match best {
             Some(b) if missing_names.is_empty() => {
                 s.verdict = Verdict::Supported;

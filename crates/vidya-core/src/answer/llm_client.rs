@@ -23,6 +23,14 @@ pub const MAX_GENERATION_MS: u64 = 600_000;
 /// The default answer model: Llama 3.2 3B (Q4_K_M, ≈2 GB), which fits an 8 GB laptop.
 pub const DEFAULT_MODEL: &str = "llama3.2:3b";
 
+/// Default `num_predict`: the longest answer (tokens). The shown answer is cut at
+/// [`super::stream_check::MAX_WORDS`] words too.
+pub const MAX_TOKENS: i32 = 320;
+/// Default `repeat_penalty` (Ollama's own default is 1.1).
+pub const REPEAT_PENALTY: f32 = 1.1;
+/// Tokens the repeat penalty looks back over (`repeat_last_n`, Ollama's default 64).
+pub const REPEAT_LAST_N: i32 = 64;
+
 /// Settings of the answer model.
 #[derive(Debug, Clone)]
 pub struct LlmConfig {
@@ -37,6 +45,9 @@ pub struct LlmConfig {
     pub temperature: f32,
     /// Longest answer (tokens, `num_predict`).
     pub max_tokens: i32,
+    /// Penalty on tokens the model wrote in its last [`REPEAT_LAST_N`] tokens
+    /// (`repeat_penalty`; 1.0 is none). Measured with the real model: docs/evaluation.md.
+    pub repeat_penalty: f32,
     /// Time allowed to connect (ms).
     pub connect_timeout_ms: u64,
     /// Time allowed until the first token, model loading included (ms).
@@ -52,7 +63,8 @@ impl Default for LlmConfig {
             model: DEFAULT_MODEL.to_string(),
             num_ctx: 4096,
             temperature: 0.2,
-            max_tokens: 512,
+            max_tokens: MAX_TOKENS,
+            repeat_penalty: REPEAT_PENALTY,
             connect_timeout_ms: 3_000,
             first_token_timeout_ms: 180_000,
             idle_timeout_ms: 60_000,
@@ -360,6 +372,22 @@ impl OllamaClient {
         on_token: &mut (dyn FnMut(&str) + Send),
         cancel: &[Arc<AtomicBool>],
     ) -> Result<Generated, LlmError> {
+        self.chat_stream_until(system, user, on_token, cancel, &AtomicBool::new(false))
+            .await
+    }
+
+    /// [`OllamaClient::chat_stream`], ended early when `finish` is set (by the caller's
+    /// check of the streamed text, [`super::stream_check`]): the answer so far is kept as
+    /// complete, `stop_reason` "finished early", and the connection closed so that Ollama
+    /// stops writing.
+    pub async fn chat_stream_until(
+        &self,
+        system: &str,
+        user: &str,
+        on_token: &mut (dyn FnMut(&str) + Send),
+        cancel: &[Arc<AtomicBool>],
+        finish: &AtomicBool,
+    ) -> Result<Generated, LlmError> {
         let t0 = Instant::now();
         let req = self.chat_request(system, user);
         let first_timeout = Duration::from_millis(self.config.first_token_timeout_ms);
@@ -425,6 +453,11 @@ impl OllamaClient {
                     if self.add_piece(&mut out, resp, pieces, t0, on_token) {
                         break;
                     }
+                    if finish.load(Ordering::SeqCst) {
+                        out.complete = true;
+                        out.stop_reason = Some("finished early".into());
+                        break;
+                    }
                 }
             }
         }
@@ -443,6 +476,8 @@ impl OllamaClient {
         let options = ModelOptions::default()
             .num_ctx(self.config.num_ctx)
             .temperature(self.config.temperature)
+            .repeat_penalty(self.config.repeat_penalty)
+            .repeat_last_n(REPEAT_LAST_N)
             .num_predict(self.config.max_tokens);
         ChatMessageRequest::new(
             self.config.model.clone(),

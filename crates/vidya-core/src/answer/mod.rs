@@ -6,13 +6,16 @@
 
 pub mod extractive;
 pub mod followup;
+pub mod from_quotes;
 pub mod grounding;
 pub mod llm_client;
 pub mod postcheck;
 pub mod prompt;
 pub mod status;
+pub mod stream_check;
 pub mod turn;
 pub mod tutor;
+pub mod verify;
 
 pub use extractive::{Citation, ExtractiveAnswer};
 pub use status::{AnswerStatus, QuerySource};

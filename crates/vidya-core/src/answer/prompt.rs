@@ -60,6 +60,16 @@ pub struct Language {
     pub refusal: String,
     /// Label of the quiz answer key.
     pub answer_key: String,
+    /// Title of a quiz built from the quotes.
+    pub quiz_title: String,
+    /// Title of Socratic hints built from the quotes.
+    pub hints_title: String,
+    /// The question under a cloze sentence.
+    pub cloze_prompt: String,
+    /// Label before the tutor's words under the quotes.
+    pub tutor_label: String,
+    /// Label of the glossary's terms under quotes in another language.
+    pub terms_label: String,
 }
 
 /// All answer languages by ISO 639-1 code (`en`, `hi`, `mr`, `kn`, `te`, `ta`).

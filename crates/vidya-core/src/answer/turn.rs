@@ -41,6 +41,42 @@ pub struct TutorOptions {
     pub whole_pages: bool,
     /// The prompt's form (measuring prompts; the default is the one kept).
     pub prompt_form: prompt::PromptForm,
+    /// How the model's answer is shown with the quotes.
+    pub layout: Layout,
+}
+
+impl TutorOptions {
+    /// The layout's name (`quotes-first`, `model-only`).
+    pub fn layout_name(&self) -> &'static str {
+        match self.layout {
+            Layout::QuotesFirst => "quotes-first",
+            Layout::ModelOnly => "model-only",
+        }
+    }
+}
+
+/// How a model's answer is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// The textbook's quotes first (shown as soon as the passages are found), then the tutor's
+    /// checked sentences under a label. Chosen by the answer grading of `vidya eval
+    /// --answers --layout` (docs/evaluation.md).
+    #[default]
+    QuotesFirst,
+    /// The tutor's checked sentences alone (the quotes only in the sources panel).
+    ModelOnly,
+}
+
+impl Layout {
+    /// Parses `quotes-first` or `model-only`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "quotes-first" => Some(Self::QuotesFirst),
+            "model-only" => Some(Self::ModelOnly),
+            _ => None,
+        }
+    }
 }
 
 /// Most answer-model tokens of whole pages given to the model with
@@ -62,6 +98,7 @@ impl Default for TutorOptions {
             gate: true,
             whole_pages: false,
             prompt_form: prompt::PromptForm::default(),
+            layout: Layout::default(),
         }
     }
 }
@@ -211,4 +248,37 @@ impl Draft {
     pub fn citations(&self) -> &[crate::answer::Citation] {
         &self.answer.base.citations
     }
+
+    /// What the student sees before the model writes, with [`Layout::QuotesFirst`]: the
+    /// textbook's quotes and the label the tutor's words follow (the answer then begins with
+    /// exactly this text when the model's answer stands). `None` with [`Layout::ModelOnly`].
+    pub fn quotes_head(&self) -> Option<String> {
+        (self.q.opts.layout == Layout::QuotesFirst)
+            .then(|| quotes_head(&self.answer.base.answer, self.q.lang))
+    }
+}
+
+/// The tutor's words in a shown answer: what follows the tutor's label with the quotes-first
+/// layout (up to the glossary's terms line, when there is one), else the answer up to the
+/// quotes that follow an incomplete one.
+pub fn tutor_words(answer: &str) -> &str {
+    let words = match answer
+        .split_once("\n\n**")
+        .and_then(|(_, rest)| rest.split_once(":** "))
+    {
+        Some((_, tutor)) => tutor,
+        None => answer.split("\n\n").next().unwrap_or_default(),
+    };
+    // The glossary's terms come after a blank line.
+    words.split("\n\n").next().unwrap_or_default()
+}
+
+/// The quotes (the extractive answer's text) and the label of the tutor's words in `lang`,
+/// as [`Layout::QuotesFirst`] shows them.
+pub fn quotes_head(quotes: &str, lang: &str) -> String {
+    let label = prompt::languages()
+        .get(lang)
+        .map(|l| l.tutor_label.as_str())
+        .unwrap_or("In the tutor's words");
+    format!("{quotes}\n\n**{label}:** ")
 }

@@ -7,20 +7,19 @@
 
 use super::followup;
 use super::llm_client::{LlmConfig, LlmError, OllamaClient};
-use super::postcheck::{self, Checked, PostCheck};
-use super::prompt::{self, HistoryTurn, Mode, PromptSource};
+use super::postcheck::PostCheck;
+use super::prompt::{self, HistoryTurn};
 use super::status::{AnswerStatus, QuerySource};
 use crate::engine::{AskOptions, Engine};
 use crate::error::{Result, VidyaError};
-use crate::store::Turn;
-use crate::text::{estimate_tokens, Tokenizer};
+use crate::text::Tokenizer;
 use sha2::{Digest, Sha256};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
 pub use super::turn::{
-    AskResponseData, Draft, Generation, LlmProblem, Query, Question, Step, TutorAnswer,
+    AskResponseData, Draft, Generation, Layout, LlmProblem, Query, Question, Step, TutorAnswer,
     TutorOptions, WHOLE_PAGES_TOKENS,
 };
 
@@ -311,12 +310,18 @@ impl Tutor {
         } else if opts.use_llm {
             match OllamaClient::new(self.llm.clone()) {
                 Ok(_) => {
+                    // The passages are ready: with the quotes-first layout the student sees
+                    // the textbook's answer from now on.
+                    answer
+                        .base
+                        .timings_ms
+                        .insert("quotes_ready".into(), ms(q.t0));
                     return Ok(Step::NeedsModel(Box::new(Draft {
                         q,
                         answer,
                         trace,
                         cache_key,
-                    })))
+                    })));
                 }
                 Err(e) => self.fall_back(&mut answer, e),
             }
@@ -324,389 +329,11 @@ impl Tutor {
         answer.base.timings_ms.insert("total".into(), ms(q.t0));
         Ok(Step::Answered(Box::new(self.finish(&q, answer, trace)?)))
     }
-
-    /// Step 4: the model writes the answer from the draft's passages (streamed to
-    /// `on_token`; `cancel` set to true stops it), the answer is checked
-    /// ([`postcheck::check`], [`Tutor::ground`]), cached when fully answered, stored and
-    /// traced. A model that fails or stops leaves the extractive answer with a note.
-    /// Errors: database errors (whole pages, memory).
-    pub fn generate(
-        &self,
-        d: Draft,
-        on_token: &mut (dyn FnMut(&str) + Send),
-        cancel: Option<Arc<AtomicBool>>,
-    ) -> Result<TutorAnswer> {
-        match self.generate_unless_preempted(d, on_token, cancel, None)? {
-            Generation::Answered(a) => Ok(*a),
-            Generation::Preempted(_) => unreachable!("nothing can pre-empt it without a flag"),
-        }
-    }
-
-    /// [`Tutor::generate`] for a student's question in a class: `preempt` set to true (by the
-    /// model's queue, when the teacher asks: [`crate::app::queue::Turn::preempted`]) stops
-    /// the model within [`super::llm_client::CANCEL_POLL_MS`] and gives the draft back, to be
-    /// generated again from the start when the question's turn comes again. The text streamed
-    /// so far is thrown away; nothing is stored or cached. Errors: as [`Tutor::generate`].
-    pub fn generate_unless_preempted(
-        &self,
-        d: Draft,
-        on_token: &mut (dyn FnMut(&str) + Send),
-        cancel: Option<Arc<AtomicBool>>,
-        preempt: Option<Arc<AtomicBool>>,
-    ) -> Result<Generation> {
-        let preempted = || preempt.as_ref().is_some_and(|p| p.load(Ordering::SeqCst));
-        if preempted() {
-            let mut d = d;
-            count_preemption(&mut d.trace);
-            return Ok(Generation::Preempted(Box::new(d)));
-        }
-        let Draft {
-            q,
-            mut answer,
-            mut trace,
-            cache_key,
-        } = d;
-        let stop: Vec<Arc<AtomicBool>> = cancel.iter().chain(preempt.iter()).cloned().collect();
-        let lang = q.lang;
-        let client = OllamaClient::new(self.llm.clone());
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build();
-        match (client, runtime) {
-            (Err(e), _) => self.fall_back(&mut answer, e),
-            (_, Err(e)) => self.fall_back(
-                &mut answer,
-                LlmError::Server {
-                    message: format!("could not start the answer runtime: {e}"),
-                },
-            ),
-            (Ok(client), Ok(runtime)) => {
-                answer.model = Some(self.llm.model.clone());
-                let mut sources: Vec<PromptSource> = answer
-                    .base
-                    .citations
-                    .iter()
-                    .map(|c| PromptSource {
-                        n: c.n,
-                        book: c.book.clone(),
-                        chapter: c.chapter.clone(),
-                        page_label: c.page_label.clone(),
-                        text: c.text.clone(),
-                    })
-                    .collect();
-                if q.opts.whole_pages {
-                    self.whole_pages(&mut sources, &answer.base.citations)?;
-                }
-                let p = prompt::build_form(
-                    q.opts.prompt_form,
-                    q.opts.mode,
-                    lang,
-                    &answer.query,
-                    &sources,
-                );
-                let prompt_tokens = estimate_tokens(&p.system) + estimate_tokens(&p.user);
-                trace["prompt_tokens_estimate"] = prompt_tokens.into();
-                answer.prompt_tokens = Some(prompt_tokens as u64);
-                let t = Instant::now();
-                let result = runtime.block_on(async {
-                    client.check_model().await?;
-                    client
-                        .chat_stream(&p.system, &p.user, on_token, &stop)
-                        .await
-                });
-                answer.base.timings_ms.insert("generate".into(), ms(t));
-                let cancelled = cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst));
-                if matches!(result, Err(LlmError::Cancelled)) && preempted() && !cancelled {
-                    count_preemption(&mut trace);
-                    // The call that counts is the one that writes the answer kept.
-                    answer.base.timings_ms.remove("generate");
-                    return Ok(Generation::Preempted(Box::new(Draft {
-                        q,
-                        answer,
-                        trace,
-                        cache_key,
-                    })));
-                }
-                match result {
-                    Err(e) => self.fall_back(&mut answer, e),
-                    Ok(g) => self.take_generation(
-                        g,
-                        &p.system,
-                        sources.len(),
-                        &q,
-                        &mut answer,
-                        &mut trace,
-                    ),
-                }
-            }
-        }
-        answer.base.timings_ms.insert("total".into(), ms(q.t0));
-        if answer.status == AnswerStatus::Answered {
-            if let Some(key) = &cache_key {
-                if let Ok(json) = serde_json::to_string(&answer) {
-                    if let Err(e) = self.engine.library().cache_put(key, &json) {
-                        tracing::warn!(error = %e, "could not store the answer in the cache");
-                    }
-                }
-            }
-        }
-        Ok(Generation::Answered(Box::new(
-            self.finish(&q, answer, trace)?,
-        )))
-    }
-
-    /// The model's text checked and grounded into `answer`: its status, text and note.
-    fn take_generation(
-        &self,
-        g: super::llm_client::Generated,
-        system: &str,
-        n_sources: usize,
-        q: &Question,
-        answer: &mut TutorAnswer,
-        trace: &mut serde_json::Value,
-    ) {
-        let lang = q.lang;
-        if g.prompt_tokens.is_some() {
-            answer.prompt_tokens = g.prompt_tokens;
-        }
-        if let Some(ttft) = g.ttft_ms {
-            answer
-                .base
-                .timings_ms
-                .insert("ttft".into(), (ttft * 1e3).round() / 1e3);
-        }
-        trace["generated"] = serde_json::to_value(&g).unwrap_or_default();
-        let (checked, report) = postcheck::check(&g.text, n_sources, system, lang);
-        answer.postcheck = report;
-        let stop_reason = || {
-            g.stop_reason
-                .clone()
-                .unwrap_or_else(|| "unknown reason".into())
-        };
-        match self.ground(checked, answer, q.opts.mode, lang, trace) {
-            Checked::UseExtractive => {
-                answer.status = AnswerStatus::Extractive;
-                let pc = &answer.postcheck;
-                answer.note = Some(if !g.complete {
-                    // The model stopped (stalled, the connection broke, a server error
-                    // mid-answer): say so, not that the answer was wrong.
-                    format!(
-                        "The tutor stopped before it could answer ({}), so here are the textbook's own sentences; ask again for the tutor's answer.",
-                        stop_reason()
-                    )
-                } else if pc.empty_replaced {
-                    "The tutor's answer was empty, so here are the textbook's own sentences.".into()
-                } else if pc.echo_replaced {
-                    "The tutor's answer repeated its instructions, so here are the textbook's own sentences.".into()
-                } else if pc.wrong_language {
-                    format!("The tutor answered in another language than {}, so here are the textbook's own sentences.", prompt::language_name(lang))
-                } else {
-                    "Nothing in the tutor's answer could be found in your textbook, so here are the textbook's own sentences.".into()
-                });
-            }
-            Checked::Refusal(text) => {
-                answer.status = AnswerStatus::Refused;
-                answer.base.answer = text;
-            }
-            Checked::Answer(text) => {
-                answer.status = if g.complete {
-                    AnswerStatus::Answered
-                } else {
-                    AnswerStatus::Incomplete
-                };
-                if !g.complete {
-                    // Never leave the student with a few words only: the textbook's sentences
-                    // follow what arrived.
-                    answer.base.answer = format!("{text} …\n\n{}", answer.base.answer);
-                    answer.note = Some(format!(
-                        "The answer stopped before the end ({}). What arrived is shown, then the textbook's own sentences; ask again for a full answer.",
-                        stop_reason()
-                    ));
-                } else {
-                    answer.base.answer = text;
-                }
-                if g.complete && answer.postcheck.uncited {
-                    answer.note = Some("Part of this answer could not be checked against your textbook: compare it with the pages listed.".into());
-                }
-            }
-        }
-    }
-
-    /// Checks a model answer against its sources ([`super::grounding`]): supported sentences
-    /// are cited, unsupported ones removed; an answer left with nothing supported becomes the
-    /// extractive answer (or the refusal, when the model had also said the sources do not
-    /// answer). A quiz without its answer key gets the sources as its key.
-    fn ground(
-        &self,
-        checked: Checked,
-        answer: &mut TutorAnswer,
-        mode: Mode,
-        lang: &str,
-        trace: &mut serde_json::Value,
-    ) -> Checked {
-        let Checked::Answer(text) = checked else {
-            return checked;
-        };
-        let embedder = self.engine.retriever().embedder();
-        let g = match super::grounding::ground(
-            &text,
-            &answer.base.citations,
-            embedder,
-            &self.tokenizer,
-        ) {
-            Ok(g) => g,
-            Err(e) => {
-                // The embedder failed mid-answer: check words only.
-                tracing::warn!(error = %e, "embedding the answer failed; checking its words only");
-                match super::grounding::ground(&text, &answer.base.citations, None, &self.tokenizer)
-                {
-                    Ok(g) => g,
-                    Err(_) => return Checked::UseExtractive,
-                }
-            }
-        };
-        trace["grounding"] = serde_json::to_value(&g).unwrap_or_default();
-        let pc = &mut answer.postcheck;
-        pc.removed_sentences = g.removed();
-        pc.attached_citations = g.attached();
-        pc.corrected_citations = g.corrected();
-        pc.unchecked_sentences = g.unchecked();
-        pc.uncited = g.unchecked() > 0;
-        if g.supported() == 0 && g.unchecked() == 0 {
-            if pc.refusal.is_some() {
-                pc.refusal = Some("normalized".into());
-                return Checked::Refusal(prompt::refusal(lang).to_string());
-            }
-            return Checked::UseExtractive;
-        }
-        let mut text = g.text();
-        if mode == Mode::Quiz && !postcheck::quiz_has_key(&text, lang) {
-            pc.quiz_key_added = true;
-            let key = prompt::languages()
-                .get(lang)
-                .map(|l| l.answer_key.clone())
-                .unwrap_or_else(|| "Answer key".into());
-            text.push_str(&format!("\n\n{key}:"));
-            for c in &answer.base.citations {
-                text.push_str(&format!("\n[{}] {}", c.n, c.text));
-            }
-        }
-        Checked::Answer(text)
-    }
-
-    /// Replaces each source's text by its whole page, while the pages fit
-    /// [`WHOLE_PAGES_TOKENS`] (a source whose page does not fit keeps its quote).
-    fn whole_pages(
-        &self,
-        sources: &mut [PromptSource],
-        citations: &[crate::answer::Citation],
-    ) -> Result<()> {
-        let counter = self.engine.retriever().counter();
-        let mut used = 0;
-        for (s, c) in sources.iter_mut().zip(citations) {
-            if let Some(text) = self.engine.library().page_text(c.book_id, c.page)? {
-                let n = counter.count(&text);
-                if used + n <= WHOLE_PAGES_TOKENS {
-                    used += n;
-                    s.text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn fall_back(&self, answer: &mut TutorAnswer, e: LlmError) {
-        answer.status = AnswerStatus::Extractive;
-        answer.note = Some(format!(
-            "The quotes above are your textbook's answer; the tutor could not write one of its own: {e}."
-        ));
-        answer.llm_error = Some(LlmProblem {
-            kind: e.kind().into(),
-            message: e.to_string(),
-        });
-    }
-
-    /// Counts the question and stores the turn in its conversation (created when new).
-    fn remember(
-        &self,
-        question: &str,
-        opts: &TutorOptions,
-        answer: &mut TutorAnswer,
-    ) -> Result<()> {
-        let lib = self.engine.library();
-        lib.bump("questions", 1)?;
-        let conversation_id = match opts.conversation {
-            Some(id) => id,
-            None => lib.create_conversation(question)?,
-        };
-        let turn = Turn {
-            id: 0,
-            conversation_id,
-            question: question.to_string(),
-            query: answer.query.clone(),
-            answer: answer.base.answer.clone(),
-            citations: serde_json::to_value(&answer.base.citations).unwrap_or_default(),
-            mode: answer.mode.as_str().into(),
-            language: answer.language.clone(),
-            model: answer.model.clone(),
-            status: answer.status.as_str().into(),
-            timings: serde_json::to_value(&answer.base.timings_ms).unwrap_or_default(),
-            context_tokens: answer.base.context_tokens as i64,
-            page_tokens: answer.base.page_tokens as i64,
-        };
-        answer.turn_id = Some(lib.add_turn(&turn)?);
-        answer.conversation_id = Some(conversation_id);
-        Ok(())
-    }
-
-    /// Stores the turn (when asked), counts it and writes the trace.
-    fn finish(
-        &self,
-        q: &Question,
-        mut answer: TutorAnswer,
-        mut trace: serde_json::Value,
-    ) -> Result<TutorAnswer> {
-        let (question, opts) = (q.question.as_str(), &q.opts);
-        if opts.remember {
-            // The answer is already made: if the library is busy (another Vidya is writing a
-            // book) the student still gets it, only the memory of this turn is lost.
-            if let Err(e) = self.remember(question, opts, &mut answer) {
-                tracing::warn!(error = %e, "could not store the turn");
-                trace["memory_error"] = e.to_string().into();
-            }
-        }
-        let unix_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
-        trace["time_unix_ms"] = unix_ms.into();
-        trace["question"] = question.into();
-        trace["query"] = answer.query.clone().into();
-        trace["query_source"] = answer.query_source.as_str().into();
-        trace["mode"] = answer.mode.as_str().into();
-        trace["language"] = answer.language.clone().into();
-        trace["model"] = serde_json::to_value(&answer.model).unwrap_or_default();
-        trace["status"] = answer.status.as_str().into();
-        trace["gated"] = answer.base.gated.into();
-        trace["kept"] = serde_json::to_value(&answer.base.citations).unwrap_or_default();
-        trace["context_tokens"] = answer.base.context_tokens.into();
-        trace["timings_ms"] = serde_json::to_value(&answer.base.timings_ms).unwrap_or_default();
-        trace["postcheck"] = serde_json::to_value(&answer.postcheck).unwrap_or_default();
-        trace["llm_error"] = serde_json::to_value(&answer.llm_error).unwrap_or_default();
-        trace["conversation_id"] = serde_json::to_value(answer.conversation_id).unwrap_or_default();
-        trace["answer"] = answer.base.answer.clone().into();
-        if let Err(e) = crate::trace::write(&trace) {
-            tracing::warn!(error = %e, "could not write the trace log");
-        }
-        Ok(answer)
-    }
 }
 
-/// Counts one more pre-emption of this turn in its trace (`preempted`, a count).
-fn count_preemption(trace: &mut serde_json::Value) {
-    let restarts = trace["preempted"].as_u64().unwrap_or(0) + 1;
-    trace["preempted"] = restarts.into();
-}
+mod finish;
+mod generate;
+mod shown;
 
 #[cfg(test)]
 mod tests;

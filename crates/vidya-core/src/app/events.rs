@@ -55,6 +55,11 @@ pub enum AskEvent {
     Sources {
         /// The citations, as in the answer's `citations`.
         citations: Vec<Citation>,
+        /// With the quotes-first layout: the answer's beginning, shown in the answer at once
+        /// (the textbook's quotes and the label the tutor's words follow); the `token` events
+        /// continue it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quotes: Option<String>,
     },
     /// The teacher's question pre-empted this (a student's) answer: the text streamed so far
     /// is void; `queued` events follow while it waits again (none when the model is free by

@@ -124,8 +124,11 @@ pub struct AskControl<'a> {
     /// Set to true to leave the queue, or to stop the model mid-answer.
     pub cancel: Option<Arc<AtomicBool>>,
     /// Called once with the passages the model will be given, as soon as they are known
-    /// (before the question waits for the model; not called for cached or gated answers).
-    pub on_sources: &'a mut (dyn FnMut(&[Citation]) + Send),
+    /// (before the question waits for the model; not called for cached or gated answers),
+    /// and, with the quotes-first layout, the answer's beginning to show at once: the
+    /// textbook's quotes and the label the tutor's words will follow
+    /// ([`crate::answer::turn::Draft::quotes_head`]).
+    pub on_sources: &'a mut (dyn FnMut(&[Citation], Option<&str>) + Send),
     /// Called when the teacher's question pre-empted this student's answer: the text
     /// streamed so far is void, the question waits again (first after the teacher's, with
     /// `on_queue` calls) and the answer streams again from its start.
@@ -406,7 +409,7 @@ impl App {
                 teacher: true,
                 on_queue: &mut |_| {},
                 cancel: None,
-                on_sources: &mut |_| {},
+                on_sources: &mut |_, _| {},
                 on_restart: &mut || {},
             },
         )
@@ -451,7 +454,7 @@ impl App {
             return match tutor.retrieve(q, query)? {
                 Step::Answered(a) => Ok(*a),
                 Step::NeedsModel(d) => {
-                    (ctl.on_sources)(d.citations());
+                    (ctl.on_sources)(d.citations(), d.quotes_head().as_deref());
                     generate_in_turn(&tutor, *d, turn, on_token, ctl, &cancelled)
                 }
             };
@@ -464,7 +467,7 @@ impl App {
         if cancelled() {
             return Err(VidyaError::Cancelled);
         }
-        (ctl.on_sources)(draft.citations());
+        (ctl.on_sources)(draft.citations(), draft.quotes_head().as_deref());
         let turn = self
             .queue
             .wait_turn(arrival, ctl.teacher, ctl.on_queue, &cancelled)?;

@@ -30,6 +30,10 @@ pub const MAX_EXPECTED_WORDS: usize = 6;
 /// One question to answer.
 #[derive(Debug, Clone)]
 pub struct AnswerItem {
+    /// The record's id (its line number when it has none).
+    pub id: String,
+    /// The textbook sentence that answers it, when the record gives one (for grading).
+    pub evidence: Option<String>,
     /// The question.
     pub question: String,
     /// Language (`en` when the record has none).
@@ -55,6 +59,10 @@ struct Source {
 
 #[derive(Deserialize)]
 struct Record {
+    #[serde(default)]
+    id: Option<serde_json::Value>,
+    #[serde(default)]
+    evidence: Option<String>,
     question: String,
     #[serde(default)]
     answers: Vec<String>,
@@ -77,9 +85,15 @@ pub fn read_items(path: &Path, split: Option<&str>) -> Result<Vec<AnswerItem>> {
     let text = std::fs::read_to_string(path).map_err(|e| VidyaError::io(path, e))?;
     Ok(text
         .lines()
-        .filter_map(|l| serde_json::from_str::<Record>(l).ok())
-        .filter(|r| split.is_none_or(|s| r.split.as_deref().is_none_or(|x| x == s)))
-        .filter_map(|r| {
+        .enumerate()
+        .filter_map(|(i, l)| serde_json::from_str::<Record>(l).ok().map(|r| (i, r)))
+        .filter(|(_, r)| split.is_none_or(|s| r.split.as_deref().is_none_or(|x| x == s)))
+        .filter_map(|(line, r)| {
+            let id = match &r.id {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(v) => v.to_string(),
+                None => format!("line-{}", line + 1),
+            };
             let src = r.source?;
             let (a, b) = src.pdf_pages?;
             let file = src.pdf_file?;
@@ -88,6 +102,8 @@ pub fn read_items(path: &Path, split: Option<&str>) -> Result<Vec<AnswerItem>> {
                 .map(|n| n.to_string_lossy().to_string())
                 .unwrap_or(file);
             Some(AnswerItem {
+                id,
+                evidence: r.evidence,
                 question: r.question,
                 language: r.language.unwrap_or_else(|| "en".into()),
                 kind: r.kind.or(r.qtype).unwrap_or_else(|| "-".into()),
@@ -142,6 +158,77 @@ pub struct AnswerFigures {
     pub total_p95_ms: f64,
     /// Median tokens of the prompt sent to the model ([`TutorAnswer::prompt_tokens`]).
     pub prompt_tokens_p50: Option<f64>,
+    /// Median time from the question to the first word the student sees (ms): the quotes
+    /// with the quotes-first layout, else the first checked sentence of the model (or the
+    /// whole answer when nothing streamed).
+    pub first_shown_p50_ms: Option<f64>,
+    /// 95th percentile of the same (ms).
+    pub first_shown_p95_ms: Option<f64>,
+    /// Answers with a grade (`--grades`).
+    pub graded: usize,
+    /// Of the graded answers: share graded correct.
+    pub correct: f64,
+    /// Share graded partial.
+    pub partial: f64,
+    /// Share graded wrong.
+    pub wrong: f64,
+    /// Share graded wrong that carry a citation `[n]`: a false or off-question answer the
+    /// student would take for the book's (of the graded answers).
+    pub wrong_but_cited: f64,
+}
+
+/// A person's judgement of one shown answer against the question's evidence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grade {
+    /// Answers the question and says nothing false.
+    Correct,
+    /// True but incomplete, or answers part of the question.
+    Partial,
+    /// States something false, or answers another question as if it answered this one.
+    Wrong,
+}
+
+/// One answer written for grading (`--grading-out`): what the grader sees, and the key its
+/// grade is filed under (the question and the shown answer hashed, so that the same text
+/// always meets the same grade and the configuration that made it stays hidden).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GradingItem {
+    /// sha256 of the question and the answer (hex, 16 characters).
+    pub key: String,
+    /// The question's record id.
+    pub id: String,
+    /// The question.
+    pub question: String,
+    /// The textbook's sentence that answers it.
+    pub evidence: Option<String>,
+    /// Phrases a correct answer mentions.
+    pub must_mention: Vec<String>,
+    /// The answer as the student sees it.
+    pub answer: String,
+}
+
+/// The grading key of an answer to a question.
+pub fn grading_key(question: &str, answer: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(format!("{question}\n{}", answer.trim()).as_bytes());
+    hex::encode(&d[..8])
+}
+
+/// Reads grades: JSONL records `{"key", "grade": "correct" | "partial" | "wrong"}`.
+/// Errors: the file cannot be read.
+pub fn read_grades(path: &Path) -> Result<std::collections::HashMap<String, Grade>> {
+    #[derive(Deserialize)]
+    struct Line {
+        key: String,
+        grade: Grade,
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| VidyaError::io(path, e))?;
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Line>(l).ok())
+        .map(|l| (l.key, l.grade))
+        .collect())
 }
 
 #[derive(Default)]
@@ -160,6 +247,8 @@ struct Acc {
     ttft: Vec<f64>,
     total: Vec<f64>,
     prompt: Vec<f64>,
+    first_shown: Vec<f64>,
+    grades: Vec<(Grade, bool)>,
 }
 
 impl Acc {
@@ -181,6 +270,8 @@ impl Acc {
         self.ttft.extend(&other.ttft);
         self.total.extend(&other.total);
         self.prompt.extend(&other.prompt);
+        self.first_shown.extend(&other.first_shown);
+        self.grades.extend(&other.grades);
     }
 
     fn figures(&self) -> AnswerFigures {
@@ -210,6 +301,30 @@ impl Acc {
             total_p50_ms: quantile(&self.total, 0.5),
             total_p95_ms: quantile(&self.total, 0.95),
             prompt_tokens_p50: (!self.prompt.is_empty()).then(|| quantile(&self.prompt, 0.5)),
+            first_shown_p50_ms: (!self.first_shown.is_empty())
+                .then(|| quantile(&self.first_shown, 0.5)),
+            first_shown_p95_ms: (!self.first_shown.is_empty())
+                .then(|| quantile(&self.first_shown, 0.95)),
+            graded: self.grades.len(),
+            correct: share(
+                self.grades.iter().filter(|g| g.0 == Grade::Correct).count(),
+                self.grades.len(),
+            ),
+            partial: share(
+                self.grades.iter().filter(|g| g.0 == Grade::Partial).count(),
+                self.grades.len(),
+            ),
+            wrong: share(
+                self.grades.iter().filter(|g| g.0 == Grade::Wrong).count(),
+                self.grades.len(),
+            ),
+            wrong_but_cited: share(
+                self.grades
+                    .iter()
+                    .filter(|g| g.0 == Grade::Wrong && g.1)
+                    .count(),
+                self.grades.len(),
+            ),
         }
     }
 }
@@ -246,7 +361,55 @@ fn mentions(text: &str, phrase: &str) -> bool {
     super::contains_phrase(text, phrase)
 }
 
-fn score(tutor: &Tutor, item: &AnswerItem, a: &TutorAnswer, acc: &mut Acc) -> Result<()> {
+/// The grading side of an answer eval: answers written out for a grader, and grades read in.
+#[derive(Debug, Default)]
+pub struct Grading {
+    /// Answers to grade, collected when asked for (`--grading-out`).
+    pub out: Option<Vec<GradingItem>>,
+    /// Grades already given (`--grades`), by [`grading_key`].
+    pub grades: Option<std::collections::HashMap<String, Grade>>,
+    /// Answers that had no grade.
+    pub ungraded: usize,
+}
+
+fn score(
+    tutor: &Tutor,
+    item: &AnswerItem,
+    a: &TutorAnswer,
+    acc: &mut Acc,
+    grading: &mut Grading,
+) -> Result<()> {
+    let shown_at = a
+        .base
+        .timings_ms
+        .get("quotes_ready")
+        .filter(|_| a.base.answer.starts_with("From your textbook"))
+        .or_else(|| a.base.timings_ms.get("first_shown"))
+        .or_else(|| a.base.timings_ms.get("total"))
+        .copied();
+    if let Some(t) = shown_at {
+        acc.first_shown.push(t);
+    }
+    let key = grading_key(&item.question, &a.base.answer);
+    let cited_any =
+        !crate::answer::postcheck::cited(&a.base.answer, a.base.citations.len()).is_empty();
+    match grading.grades.as_ref().map(|g| g.get(&key)) {
+        Some(Some(g)) => acc.grades.push((*g, cited_any)),
+        Some(None) if !matches!(a.status, AnswerStatus::Gated) => grading.ungraded += 1,
+        _ => {}
+    }
+    if let Some(out) = grading.out.as_mut() {
+        if !matches!(a.status, AnswerStatus::Gated) && !out.iter().any(|g| g.key == key) {
+            out.push(GradingItem {
+                key,
+                id: item.id.clone(),
+                question: item.question.clone(),
+                evidence: item.evidence.clone(),
+                must_mention: item.must_mention.clone(),
+                answer: a.base.answer.clone(),
+            });
+        }
+    }
     acc.n += 1;
     *acc.statuses.entry(a.status).or_default() += 1;
     acc.total
@@ -286,8 +449,7 @@ fn score(tutor: &Tutor, item: &AnswerItem, a: &TutorAnswer, acc: &mut Acc) -> Re
         acc.removed += a.postcheck.removed_sentences.len();
         acc.with_removals += (!a.postcheck.removed_sentences.is_empty()) as usize;
         acc.fixed += a.postcheck.attached_citations + a.postcheck.corrected_citations;
-        // The model's part of an incomplete answer is what precedes the quotes.
-        let shown = a.base.answer.split("\n\n").next().unwrap_or_default();
+        let shown = crate::answer::turn::tutor_words(&a.base.answer);
         let g = grounding::ground(
             shown,
             &a.base.citations,
@@ -333,6 +495,7 @@ pub fn answer_quality(
     opts: &TutorOptions,
     limit: Option<usize>,
     compare: Compare,
+    grading: &mut Grading,
 ) -> Result<AnswerReport> {
     if !opts.use_llm {
         return Err(VidyaError::BadOption(
@@ -367,7 +530,7 @@ pub fn answer_quality(
         let a = tutor.ask(&item.question, &opts, &mut |_| {}, None)?;
         // Scored once (the re-check embeds every sentence), then counted in each group.
         let mut one = Acc::default();
-        score(tutor, item, &a, &mut one)?;
+        score(tutor, item, &a, &mut one, grading)?;
         all.merge(&one);
         langs.entry(item.language.clone()).or_default().merge(&one);
         kinds.entry(item.kind.clone()).or_default().merge(&one);
@@ -381,7 +544,7 @@ pub fn answer_quality(
                 &mut |_| {},
                 None,
             )?;
-            score(tutor, item, &w, &mut whole)?;
+            score(tutor, item, &w, &mut whole, &mut Grading::default())?;
         }
         if compare.extractive {
             let e = tutor.ask(
@@ -393,7 +556,7 @@ pub fn answer_quality(
                 &mut |_| {},
                 None,
             )?;
-            score(tutor, item, &e, &mut base)?;
+            score(tutor, item, &e, &mut base, grading)?;
         }
     }
     if all.n == 0 {
@@ -419,7 +582,11 @@ pub fn answer_quality(
         let mut right = 0;
         for q in &questions {
             let a = tutor.ask(q, &opts, &mut |_| {}, None)?;
-            if matches!(a.status, AnswerStatus::Gated | AnswerStatus::Refused) {
+            // Stopped, refused, or the model refused and the student got the quotes: no text
+            // of the model's own.
+            let quotes_on_refusal = a.postcheck.refusal.as_deref() == Some("quotes");
+            if matches!(a.status, AnswerStatus::Gated | AnswerStatus::Refused) || quotes_on_refusal
+            {
                 right += 1;
             } else {
                 report.off_topic_answered.push(format!(

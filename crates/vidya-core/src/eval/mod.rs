@@ -76,6 +76,7 @@ pub mod beir;
 pub mod book;
 pub mod corpus;
 pub mod extraction;
+pub mod pairs;
 pub mod student;
 
 pub use answers::{answer_quality, AnswerReport, MAX_EXPECTED_WORDS};

@@ -178,6 +178,9 @@ pub struct Classifier {
     region: BlockKind,
     section: Option<String>,
     subsection: Option<String>,
+    /// An image description ("[Image omitted: …") began and has not closed yet: it runs on
+    /// over a page break into the next paragraphs.
+    open_description: bool,
 }
 
 /// What one paragraph is.
@@ -221,11 +224,23 @@ impl Classifier {
             }
             return Classified::Heading;
         }
+        let figure = match self.region {
+            r @ (BlockKind::Aside | BlockKind::KeyTerms | BlockKind::Exercise) => r,
+            _ => BlockKind::Figure,
+        };
+        if self.open_description {
+            // The rest of an image description that a page break cut: "… back into A T P
+            // and N A D P H.]" at the top of the next page.
+            if t.contains(']') {
+                self.open_description = false;
+            }
+            return Classified::Text(figure);
+        }
         if is_caption_start(t) {
-            return Classified::Text(match self.region {
-                r @ (BlockKind::Aside | BlockKind::KeyTerms | BlockKind::Exercise) => r,
-                _ => BlockKind::Figure,
-            });
+            if t.starts_with("[Image") && !t.contains(']') {
+                self.open_description = true;
+            }
+            return Classified::Text(figure);
         }
         if t.starts_with("By the end of this section")
             || t.starts_with("By the end of this chapter")
@@ -256,6 +271,33 @@ impl Classifier {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_image_description_cut_by_a_page_break_stays_a_figure() {
+        let mut c = Classifier::new();
+        assert_eq!(
+            c.classify(
+                "[Image omitted: The light-dependent reactions make ATP and NADPH, and the Calvin",
+                false
+            ),
+            Classified::Text(BlockKind::Figure)
+        );
+        // The next page begins with the description's tail.
+        assert_eq!(
+            c.classify(
+                "cycle converts these molecules back into A T P and N A D P H.]",
+                false
+            ),
+            Classified::Text(BlockKind::Figure)
+        );
+        assert_eq!(
+            c.classify(
+                "Light-dependent reactions harness energy from the sun to produce ATP.",
+                false
+            ),
+            Classified::Text(BlockKind::Body)
+        );
+    }
 
     fn run(paras: &[(&str, bool)]) -> Vec<(Classified, String)> {
         let mut c = Classifier::new();

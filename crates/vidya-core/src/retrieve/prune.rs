@@ -71,7 +71,50 @@ pub fn is_quotable(sentence: &str) -> bool {
     if starts_with_figure {
         return false;
     }
+    // An image's description for screen readers ("[Image omitted: …]"), or its tail when the
+    // description ran over a page or sentence break (ends with "]" it never opened), and a
+    // figure's credit line are not the book's statements.
+    if s.contains("[Image omitted")
+        || (s.ends_with(']') && !s.contains('['))
+        || s.contains("(credit:")
+    {
+        return false;
+    }
     s.split_whitespace().count() >= 4
+}
+
+/// True for a sentence that starts like an item of an answer-option list: "a.", "(b)",
+/// "C)", "1." followed by text.
+fn is_option_item(sentence: &str) -> bool {
+    let s = sentence.trim_start();
+    let s = s.strip_prefix('(').unwrap_or(s);
+    let mut chars = s.chars();
+    let (Some(label), Some(mark)) = (chars.next(), chars.next()) else {
+        return false;
+    };
+    (label.is_ascii_alphanumeric() && label.is_ascii())
+        && matches!(mark, '.' | ')')
+        && chars.next().is_some_and(char::is_whitespace)
+}
+
+/// For each of a chunk's `sentences`, whether it may be quoted in its place: the answer
+/// options of an exercise (list items after a question, "a. … b. …") are the exercise's, not
+/// the book's statements, even when one of them reads like a fact.
+pub fn quotable_in_place(sentences: &[ChunkSentence]) -> Vec<bool> {
+    let mut after_question = false;
+    sentences
+        .iter()
+        .map(|s| {
+            let option = is_option_item(&s.text);
+            let keep = !(option && after_question);
+            if s.text.trim_end().ends_with('?') {
+                after_question = true;
+            } else if !option {
+                after_question = false;
+            }
+            keep
+        })
+        .collect()
 }
 
 /// A sentence kept by the pruner.
@@ -248,7 +291,9 @@ pub fn prune_defining(
         .zip(scores)
         .enumerate()
         .filter_map(|(rank, (chunk, scores))| {
-            let all: Vec<KeptSentence> = chunk_sentences(&chunk.text)
+            let sentences = chunk_sentences(&chunk.text);
+            let in_place = quotable_in_place(&sentences);
+            let all: Vec<KeptSentence> = sentences
                 .into_iter()
                 .zip(scores)
                 .enumerate()
@@ -261,6 +306,7 @@ pub fn prune_defining(
                     score,
                 })
                 .collect();
+            let quotable = |s: &KeptSentence| is_quotable(&s.text) && in_place[s.order];
             let Some(threshold) = threshold else {
                 return (!all.is_empty()).then_some(PrunedPassage {
                     chunk,
@@ -269,16 +315,17 @@ pub fn prune_defining(
             };
             let best = all
                 .iter()
-                .filter(|s| is_quotable(&s.text))
+                .filter(|s| quotable(s))
                 .map(|s| s.order)
                 .max_by(|a, b| all[*a].score.total_cmp(&all[*b].score));
             let sentences: Vec<KeptSentence> = all
-                .into_iter()
+                .iter()
                 .filter(|s| {
-                    s.defines
-                        || (is_quotable(&s.text)
+                    (s.defines && in_place[s.order])
+                        || (quotable(s)
                             && (s.score >= threshold || (rank == 0 && Some(s.order) == best)))
                 })
+                .cloned()
                 .collect();
             (!sentences.is_empty()).then_some(PrunedPassage { chunk, sentences })
         })
@@ -337,6 +384,36 @@ mod tests {
             out[0].text(),
             "Mitochondria make ATP by cellular respiration. … Respiration uses oxygen from the air."
         );
+    }
+
+    #[test]
+    fn exercise_options_figure_descriptions_and_credits_are_never_quoted() {
+        let text = "Which of the following statements is true? a. Gram-positive bacteria have a thin wall. b. Gram-negative bacteria have a thick wall. Gram-negative bacteria have a thin cell wall. 1. Light is absorbed by chlorophyll in the first step.";
+        let sentences = chunk_sentences(text);
+        let mask = quotable_in_place(&sentences);
+        let kept: Vec<&str> = sentences
+            .iter()
+            .zip(&mask)
+            .filter(|(s, keep)| **keep && is_quotable(&s.text))
+            .map(|(s, _)| s.text.as_str())
+            .collect();
+        assert_eq!(
+            kept,
+            vec![
+                "Gram-negative bacteria have a thin cell wall.",
+                "1. Light is absorbed by chlorophyll in the first step."
+            ],
+            "options after the question go, a numbered step of the text stays"
+        );
+        assert!(!is_quotable(
+            "Then the Calvin cycle convert these molecules back into A T P and N A D P H.]"
+        ));
+        assert!(!is_quotable(
+            "[Image omitted: A diagram shows the light-dependent reactions.]"
+        ));
+        assert!(!is_quotable(
+            "In Gram-positive bacteria, lipoteichoic acid anchors the wall. (credit: modification of work by Franciscosp2)"
+        ));
     }
 
     #[test]

@@ -34,7 +34,7 @@ use std::collections::{HashMap, HashSet};
 use unicode_normalization::UnicodeNormalization;
 
 const SMS: &str = include_str!("../../data/sms_spellings.tsv");
-const GLOSSARY: &str = include_str!("../../data/glossary_hi_en.tsv");
+pub(crate) const GLOSSARY: &str = include_str!("../../data/glossary_hi_en.tsv");
 const HINGLISH_STOP: &str = include_str!("../../data/stopwords_hinglish.txt");
 
 /// Romanised Hindi words that mark a question as Hinglish (their presence turns on the
@@ -44,6 +44,14 @@ const HINGLISH_MARKERS: &[&str] = &[
     "ka", "ki", "ke", "ko", "se", "batao", "kitne", "kitna", "kitni", "kaha", "kahan", "kab",
     "kaun", "kehte", "kahte", "hoga", "hua", "matlab",
 ];
+
+/// True when `question` has a romanised Hindi word of [`HINGLISH_MARKERS`] ("kya", "hai",
+/// "kaise"): Hindi written in Latin letters.
+pub fn has_hinglish_marker(question: &str) -> bool {
+    question
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| HINGLISH_MARKERS.contains(&w.to_lowercase().as_str()))
+}
 
 /// Fewest consonants in a phonetic key matched between scripts (shorter ones collide too
 /// often).
@@ -230,7 +238,7 @@ impl std::fmt::Debug for Normalizer {
     }
 }
 
-fn table(text: &str) -> impl Iterator<Item = (String, String)> + '_ {
+pub(crate) fn table(text: &str) -> impl Iterator<Item = (String, String)> + '_ {
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .filter_map(|l| {
@@ -241,7 +249,7 @@ fn table(text: &str) -> impl Iterator<Item = (String, String)> + '_ {
 }
 
 /// NFC, lower case, Devanagari nukta and candrabindu folded (as the BM25 tokenizer folds them).
-fn fold(w: &str) -> String {
+pub(crate) fn fold(w: &str) -> String {
     crate::text::tokenize::fold_variants(&w.nfc().collect::<String>().to_lowercase()).into_owned()
 }
 

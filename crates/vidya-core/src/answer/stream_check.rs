@@ -1,0 +1,409 @@
+//! What streams is what was checked: the model's text is held back sentence by sentence, each
+//! finished sentence is checked against the sources ([`Grounder::check`]: support and meaning)
+//! and only a sentence that passes reaches the student, with its citation. The answer the
+//! student keeps is exactly what was shown ([`StreamCheck::text`]).
+//!
+//! It also stops the model early (through [`StreamCheck::finish`], which the client polls)
+//! when going on cannot help the student:
+//! - the answer's first statement (the one that answers the question) fails the check: the
+//!   student gets the textbook's quotes instead, never an answer that lost its point
+//!   ([`StreamCheck::lost_point`]);
+//! - the model repeats a sentence it already wrote ([`MAX_REPEATS`] times: a loop);
+//! - the answer grows past [`MAX_WORDS`] words or [`LENGTH_FACTOR`] × the sources' words;
+//! - the model starts its own "Sources:" list.
+//!
+//! A bare "Yes." or "No." is never shown: small models answer a misconception with "Yes"
+//! ahead of a sentence that may then be removed; the statement after it carries the answer.
+//! A refusal sentence is not shown either (the tutor decides what a refusal becomes).
+//!
+//! Cost: one embedding batch of the source sentences when the stream starts, then one
+//! sentence embedding and the meaning check per sentence (a few to 30 ms on a 2-core laptop,
+//! `vidya eval --grounding` prints the per-pair time), while the model writes the next one.
+
+use super::grounding::{Grounder, Grounding, Verdict};
+use super::postcheck;
+use crate::text::split_sentences;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// A sentence written this many times more is a loop: the model is stopped.
+pub const MAX_REPEATS: usize = 2;
+/// Longest answer shown (words).
+pub const MAX_WORDS: usize = 220;
+/// An answer may be at most this many times longer than its sources (words), and at least
+/// [`MIN_WORDS_CAP`].
+pub const LENGTH_FACTOR: f32 = 1.5;
+/// The length cap never goes below this many words.
+pub const MIN_WORDS_CAP: usize = 60;
+
+/// Why the model was stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// The first statement failed the check.
+    LostPoint,
+    /// A repeated sentence.
+    Loop,
+    /// Past the length cap.
+    TooLong,
+    /// The model began its own source list.
+    SourcesList,
+}
+
+/// The sentence-by-sentence check of one streamed answer.
+pub struct StreamCheck<'a> {
+    grounder: &'a Grounder<'a>,
+    system_prompt: &'a str,
+    buffer: String,
+    /// What the student has been shown (the answer kept).
+    shown: String,
+    /// Normalised sentences written so far, with how often.
+    seen: Vec<(String, usize)>,
+    /// Every checked sentence, in order (for the trace and the figures).
+    checked: Grounding,
+    facts: usize,
+    supported: usize,
+    words_cap: usize,
+    cut: Option<Cut>,
+    refused: bool,
+    finish: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for StreamCheck<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamCheck")
+            .field("shown", &self.shown)
+            .field("cut", &self.cut)
+            .finish_non_exhaustive()
+    }
+}
+
+fn normalized(s: &str) -> String {
+    s.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// True for a sentence that is only "Yes" or "No" (any case, punctuation, in Hindi too).
+pub fn is_bare_yes_no(s: &str) -> bool {
+    let t = normalized(s);
+    matches!(
+        t.as_str(),
+        "yes" | "no" | "yes it is" | "no it is not" | "हाँ" | "हां" | "नहीं" | "जी हाँ" | "जी नहीं"
+    )
+}
+
+/// Longest sentence shown (words): a longer one is a run-on a small model fell into.
+pub const MAX_SENTENCE_WORDS: usize = 80;
+
+/// True for a sentence no student should read: longer than [`MAX_SENTENCE_WORDS`], or one
+/// word making up half of eight or more words (a loop inside the sentence).
+pub fn is_degenerate(sentence: &str) -> bool {
+    let words: Vec<String> = sentence
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() > MAX_SENTENCE_WORDS {
+        return true;
+    }
+    if words.len() < 8 {
+        return false;
+    }
+    let mut counts: std::collections::HashMap<&str, usize> = Default::default();
+    for w in &words {
+        *counts.entry(w.as_str()).or_default() += 1;
+    }
+    counts.values().any(|n| n * 2 >= words.len())
+}
+
+impl<'a> StreamCheck<'a> {
+    /// A check over `grounder`'s sources; `system_prompt` is what the model was told (its
+    /// rule lines are never shown); `source_words`: the sources' length, for the length cap.
+    pub fn new(grounder: &'a Grounder<'a>, system_prompt: &'a str, source_words: usize) -> Self {
+        Self {
+            grounder,
+            system_prompt,
+            buffer: String::new(),
+            shown: String::new(),
+            seen: Vec::new(),
+            checked: Grounding::default(),
+            facts: 0,
+            supported: 0,
+            words_cap: ((source_words as f32 * LENGTH_FACTOR) as usize)
+                .clamp(MIN_WORDS_CAP, MAX_WORDS),
+            cut: None,
+            refused: false,
+            finish: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// The flag that tells the model client to end the answer now (set by the check).
+    pub fn finish(&self) -> Arc<AtomicBool> {
+        self.finish.clone()
+    }
+
+    /// Takes the next piece of the model's text; passes each finished sentence that holds up
+    /// to `show` (with its `[n]`).
+    pub fn push(&mut self, piece: &str, show: &mut dyn FnMut(&str)) {
+        if self.cut.is_some() {
+            return;
+        }
+        self.buffer.push_str(piece);
+        // Finished sentences: every span but the last, and the last too once the text after
+        // it has begun (a newline, or a space after its full stop).
+        loop {
+            let spans = split_sentences(&self.buffer);
+            let done = match spans.len() {
+                0 => break,
+                1 => {
+                    let s = spans[0];
+                    let rest = &self.buffer[s.end..];
+                    let ended = self.buffer[..s.end]
+                        .trim_end()
+                        .ends_with(['.', '!', '?', '।', ':', ']']);
+                    if ended && (rest.contains('\n') || rest.starts_with(' ')) {
+                        s.end
+                    } else if self.buffer[s.start..].contains('\n') {
+                        // A line without a full stop (a list item, a heading) ends at its
+                        // newline.
+                        s.start + self.buffer[s.start..].find('\n').unwrap_or(0)
+                    } else {
+                        break;
+                    }
+                }
+                _ => spans[1].start,
+            };
+            let sentence: String = self.buffer[..done].to_string();
+            self.buffer.drain(..done);
+            self.decide(&sentence, show);
+            if self.cut.is_some() {
+                return;
+            }
+        }
+    }
+
+    /// The model ended (`complete`: it finished; false when the stream broke off): checks
+    /// what is left in the buffer. A last sentence the stream broke off in the middle of is
+    /// shown if it holds up, but its failing is not the answer losing its point.
+    pub fn end(&mut self, complete: bool, show: &mut dyn FnMut(&str)) {
+        if self.cut.is_none() && !self.buffer.trim().is_empty() {
+            let rest = std::mem::take(&mut self.buffer);
+            let cut_off = !complete && !rest.trim_end().ends_with(['.', '!', '?', '।']);
+            let facts = self.facts;
+            self.decide(&rest, show);
+            if cut_off && self.cut == Some(Cut::LostPoint) {
+                self.cut = None;
+                self.finish.store(false, Ordering::SeqCst);
+                // The fragment does not count as the answer's first statement.
+                self.facts = facts;
+            }
+        }
+    }
+
+    fn stop(&mut self, why: Cut) {
+        self.cut = Some(why);
+        self.finish.store(true, Ordering::SeqCst);
+    }
+
+    fn decide(&mut self, raw: &str, show: &mut dyn FnMut(&str)) {
+        let new_line = raw.contains('\n') || self.shown.is_empty();
+        let (clean, sources_list) = postcheck::sanitize(raw);
+        if sources_list {
+            self.stop(Cut::SourcesList);
+        }
+        let text = clean.trim();
+        if text.is_empty() || !text.chars().any(char::is_alphanumeric) {
+            return;
+        }
+        if postcheck::is_refusal(text) {
+            self.refused = true;
+            return;
+        }
+        if postcheck::is_rule_echo(text, self.system_prompt) || is_bare_yes_no(text) {
+            return;
+        }
+        if is_degenerate(text) {
+            // "light light light …": a loop inside one sentence.
+            self.stop(Cut::Loop);
+            return;
+        }
+        let key = normalized(&super::grounding::without_marks(text));
+        if let Some(entry) = self.seen.iter_mut().find(|(k, _)| *k == key) {
+            entry.1 += 1;
+            if entry.1 > MAX_REPEATS {
+                self.stop(Cut::Loop);
+            }
+            return;
+        }
+        self.seen.push((key, 1));
+        let g = match self.grounder.check(text) {
+            Ok(g) => g,
+            Err(e) => {
+                tracing::warn!(error = %e, "checking a streamed sentence failed; it is not shown");
+                return;
+            }
+        };
+        let first_fact = self.facts == 0;
+        for s in &g.sentences {
+            if matches!(
+                s.verdict,
+                Verdict::Supported | Verdict::Removed | Verdict::Unchecked
+            ) {
+                self.facts += 1;
+            }
+            if s.verdict == Verdict::Supported {
+                self.supported += 1;
+            }
+        }
+        let lost = g
+            .sentences
+            .iter()
+            .find(|s| s.verdict != Verdict::NotAFact)
+            .is_some_and(|s| s.verdict == Verdict::Removed);
+        let kept = g.text();
+        self.checked.sentences.extend(g.sentences);
+        if first_fact && lost {
+            self.stop(Cut::LostPoint);
+            return;
+        }
+        if kept.is_empty() {
+            return;
+        }
+        let piece = if self.shown.is_empty() {
+            kept
+        } else if new_line {
+            format!("\n{kept}")
+        } else {
+            format!(" {kept}")
+        };
+        self.shown.push_str(&piece);
+        show(&piece);
+        if self.shown.split_whitespace().count() >= self.words_cap {
+            self.stop(Cut::TooLong);
+        }
+    }
+
+    /// The answer shown, as the student keeps it.
+    pub fn text(&self) -> &str {
+        &self.shown
+    }
+
+    /// Every sentence checked, with its verdict (the removed ones included).
+    pub fn checked(&self) -> &Grounding {
+        &self.checked
+    }
+
+    /// Statements checked, and how many were supported.
+    pub fn facts(&self) -> (usize, usize) {
+        (self.facts, self.supported)
+    }
+
+    /// Why the model was stopped early, if it was.
+    pub fn cut(&self) -> Option<Cut> {
+        self.cut
+    }
+
+    /// True when the answer's first statement failed: the student gets the quotes.
+    pub fn lost_point(&self) -> bool {
+        self.cut == Some(Cut::LostPoint)
+    }
+
+    /// True when the model said the sources do not answer.
+    pub fn refused(&self) -> bool {
+        self.refused
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::Citation;
+    use crate::text::Tokenizer;
+
+    fn source(text: &str) -> Vec<Citation> {
+        vec![Citation {
+            n: 1,
+            book: "Biology 2e".into(),
+            chapter: "Chapter 5".into(),
+            file: "ch05.pdf".into(),
+            pdf_page: 3,
+            page_label: "120".into(),
+            text: text.into(),
+            book_id: 1,
+            page: 2,
+        }]
+    }
+
+    fn run(sources: &[Citation], pieces: &[&str]) -> (String, Vec<String>, Option<Cut>) {
+        let tok = Tokenizer::new();
+        let g = Grounder::new(sources, None, &tok).unwrap();
+        let mut check = StreamCheck::new(&g, "Two to four sentences.", 200);
+        let mut shown = Vec::new();
+        for p in pieces {
+            check.push(p, &mut |t| shown.push(t.to_string()));
+        }
+        check.end(true, &mut |t| shown.push(t.to_string()));
+        (check.text().to_string(), shown, check.cut())
+    }
+
+    const SRC: &str = "Plant cells have a cell wall outside the plasma membrane. Raising the temperature speeds up diffusion.";
+
+    #[test]
+    fn only_checked_sentences_stream_and_they_stream_whole() {
+        let (text, shown, cut) = run(
+            &source(SRC),
+            &[
+                "Plant cells have a cell ",
+                "wall outside the plasma membrane. Raising the temperature ",
+                "slows down diffusion. Plant cells have a cell wall outside the plasma membrane.",
+            ],
+        );
+        assert_eq!(cut, None);
+        assert_eq!(
+            shown,
+            vec!["Plant cells have a cell wall outside the plasma membrane [1]."]
+        );
+        assert_eq!(text, shown.concat(), "the answer kept is what was shown");
+    }
+
+    #[test]
+    fn a_false_first_statement_stops_the_model_and_shows_nothing() {
+        let (text, shown, cut) = run(
+            &source(SRC),
+            &[
+                "Yes. ",
+                "Plant cells do not have a cell wall. ",
+                "Raising the temperature speeds up diffusion.",
+            ],
+        );
+        assert_eq!(cut, Some(Cut::LostPoint));
+        assert!(shown.is_empty() && text.is_empty(), "{shown:?}");
+    }
+
+    #[test]
+    fn a_word_looping_inside_a_sentence_is_not_shown() {
+        let looped = format!("{}[1].", "light ".repeat(40));
+        let (text, shown, cut) = run(&source(SRC), &[&looped]);
+        assert_eq!(cut, Some(Cut::Loop));
+        assert!(text.is_empty() && shown.is_empty());
+        assert!(!is_degenerate(
+            "Plant cells have a cell wall outside the plasma membrane."
+        ));
+    }
+
+    #[test]
+    fn a_loop_is_stopped_and_rule_echoes_are_not_shown() {
+        let s = "Raising the temperature speeds up diffusion. ";
+        let (text, _, cut) = run(&source(SRC), &["Two to four sentences. ", s, s, s, s, s]);
+        assert_eq!(cut, Some(Cut::Loop));
+        assert_eq!(text, "Raising the temperature speeds up diffusion [1].");
+    }
+}

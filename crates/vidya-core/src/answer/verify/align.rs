@@ -1,0 +1,203 @@
+//! Aligning an answer sentence to the source sentence(s) it restates, and accounting for its
+//! words: each content word of the answer is the source's word (same word or stem), a synonym
+//! or derivation of one, or a more general word for one ([`super::lexicon`]); what is left is
+//! new, or another word in the source's place.
+
+use super::lexicon::Lexicon;
+use super::words::{Role, Sentence, Word};
+
+/// How an answer word relates to a source sentence's words.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Match {
+    /// The same word or stem, at this word index of the source sentence.
+    Same(usize),
+    /// A synonym, derivation or more general word of the source word at this index.
+    Related(usize),
+    /// Not in the source sentence.
+    None,
+}
+
+/// True when `w` and `x` are the same word (or the same stem of three letters or more).
+pub fn same_word(w: &Word, x: &Word) -> bool {
+    x.lower == w.lower || (x.stem == w.stem && x.stem.chars().count() >= 3)
+}
+
+/// Finds `w` among `s`'s words.
+pub fn find(w: &Word, s: &Sentence, lex: Option<&Lexicon>) -> Match {
+    find_unused(w, s, lex, &[])
+}
+
+/// Each answer word's match in `s`, one to one: the same words first, then synonyms and more
+/// general words among the source words no answer word has taken (so that "weather" cannot
+/// take "conditions" where the answer also says "conditions").
+pub fn account(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<Match> {
+    let mut used = vec![false; s.words.len()];
+    let mut out: Vec<Match> = a
+        .words
+        .iter()
+        .map(|w| match s.words.iter().position(|x| same_word(w, x)) {
+            Some(i) => {
+                used[i] = true;
+                Match::Same(i)
+            }
+            None => Match::None,
+        })
+        .collect();
+    for (k, w) in a.words.iter().enumerate() {
+        if out[k] == Match::None && w.role == Role::Content {
+            out[k] = find_unused(w, s, lex, &used);
+            if let Match::Related(i) = out[k] {
+                used[i] = true;
+            }
+        }
+    }
+    out
+}
+
+/// Finds `w` among `s`'s words that are not `used` (by index; shorter slices mean unused).
+fn find_unused(w: &Word, s: &Sentence, lex: Option<&Lexicon>, used: &[bool]) -> Match {
+    if let Some(i) = s.words.iter().position(|x| same_word(w, x)) {
+        return Match::Same(i);
+    }
+    let free = |i: usize| !used.get(i).copied().unwrap_or(false);
+    // A two-word source term written as one ("cell division" as "celldivision") is rare;
+    // compounds with a hyphen are split by the word reader already.
+    if let Some(lex) = lex {
+        for (i, x) in s.words.iter().enumerate() {
+            if x.role != Role::Content || x.lower.chars().count() < 3 || !free(i) {
+                continue;
+            }
+            if lex.same_meaning(&w.lower, &x.lower) || lex.generalizes(&w.lower, &x.lower) {
+                return Match::Related(i);
+            }
+        }
+        // Two-word lemmas of the source ("carbon dioxide", "cell division") for an answer
+        // word that means or generalises them.
+        for (i, pair) in s.words.windows(2).enumerate() {
+            if !free(i) || !free(i + 1) {
+                continue;
+            }
+            let phrase = format!("{} {}", pair[0].lower, pair[1].lower);
+            if lex.knows(&phrase)
+                && (lex.same_meaning(&w.lower, &phrase) || lex.generalizes(&w.lower, &phrase))
+            {
+                return Match::Related(i);
+            }
+        }
+    }
+    Match::None
+}
+
+/// The share (0..=1) of `a`'s content words found in `s` ([`find`]), and numbers found as a
+/// bonus (numbers are strong evidence of which sentence is restated).
+pub fn coverage(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> f32 {
+    let content: Vec<&Word> = a.content().collect();
+    let numbers = a.numbers();
+    let total = content.len() + numbers.len();
+    if total == 0 {
+        return 0.0;
+    }
+    // A synonym or more general word counts a little less than the word itself, so that the
+    // sentence the answer copies wins over one it only resembles.
+    let found: f32 = a
+        .words
+        .iter()
+        .zip(account(a, s, lex))
+        .filter(|(w, _)| w.role == Role::Content)
+        .map(|(_, m)| match m {
+            Match::Same(_) => 1.0,
+            Match::Related(_) => RELATED_WEIGHT,
+            Match::None => 0.0,
+        })
+        .sum();
+    let s_numbers = s.numbers();
+    let nums = numbers
+        .iter()
+        .filter(|(v, _)| s_numbers.iter().any(|(x, _)| same_number(*v, *x)))
+        .count();
+    (found + nums as f32) / total as f32
+}
+
+/// What a synonym, derivation or more general word counts for in [`coverage`] (the word
+/// itself counts 1).
+pub const RELATED_WEIGHT: f32 = 0.85;
+
+/// True when two numbers are equal (to a millionth of the larger).
+pub fn same_number(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Indexes of `sources` other than `aligned` that restate the answer nearly as well: coverage
+/// at least [`RIVAL_COVERAGE`] and within [`RIVAL_MARGIN`] of the aligned sentence's.
+pub fn rivals(
+    a: &Sentence,
+    sources: &[Sentence],
+    aligned: &[usize],
+    coverage: f32,
+    lex: Option<&Lexicon>,
+) -> Vec<usize> {
+    (0..sources.len())
+        .filter(|j| !aligned.contains(j))
+        .filter(|j| {
+            let c = self::coverage(a, &sources[*j], lex);
+            c >= RIVAL_COVERAGE && c >= coverage - RIVAL_MARGIN
+        })
+        .collect()
+}
+
+/// Least coverage of a rival sentence ([`rivals`]).
+pub const RIVAL_COVERAGE: f32 = 0.6;
+/// How far below the aligned sentence's coverage a rival may be.
+pub const RIVAL_MARGIN: f32 = 0.4;
+
+/// The sentence or two the answer restates: indexes into `sources` (the best one, and a second
+/// when it adds at least a fifth of the answer's words), with the coverage reached.
+pub fn align(a: &Sentence, sources: &[Sentence], lex: Option<&Lexicon>) -> (Vec<usize>, f32) {
+    let scores: Vec<f32> = sources.iter().map(|s| coverage(a, s, lex)).collect();
+    // Of equal coverage, the sentence sharing more of the answer's other words too (cues,
+    // function words: "toward", "located"), then the first.
+    let shared = |s: &Sentence| {
+        a.words
+            .iter()
+            .filter(|w| s.words.iter().any(|x| same_word(w, x)))
+            .count()
+    };
+    let ties: Vec<usize> = (0..sources.len()).map(|j| shared(&sources[j])).collect();
+    let Some(best) = (0..sources.len()).rev().max_by(|x, y| {
+        scores[*x]
+            .total_cmp(&scores[*y])
+            .then(ties[*x].cmp(&ties[*y]))
+    }) else {
+        return (Vec::new(), 0.0);
+    };
+    let mut aligned = vec![best];
+    let mut cov = scores[best];
+    // A second sentence when the answer joins two facts.
+    let mut best_pair: Option<(usize, f32)> = None;
+    for j in (0..sources.len()).filter(|j| *j != best && scores[*j] >= 0.3) {
+        let joined = join(&sources[best], &sources[j]);
+        let c = coverage(a, &joined, lex);
+        if c >= cov + 0.2 && best_pair.is_none_or(|(_, b)| c > b) {
+            best_pair = Some((j, c));
+        }
+    }
+    if let Some((j, c)) = best_pair {
+        aligned.push(j);
+        cov = c;
+    }
+    (aligned, cov)
+}
+
+/// Two sentences read as one (the second's clauses numbered after the first's).
+pub fn join(a: &Sentence, b: &Sentence) -> Sentence {
+    let offset = a.words.last().map(|w| w.clause + 1).unwrap_or(0);
+    let mut words = a.words.clone();
+    words.extend(b.words.iter().cloned().map(|mut w| {
+        w.clause += offset;
+        w
+    }));
+    Sentence {
+        words,
+        script: a.script,
+    }
+}

@@ -1,0 +1,853 @@
+//! What an answer sentence says that its aligned source sentence does not: a negation added
+//! or dropped, an opposite word (direction, comparative), another term of the same kind, a
+//! number or unit, a quantifier, a hedge dropped, a relation's two terms swapped, or content
+//! the sources do not have.
+
+use super::align::{account, find, same_number, same_word, Match};
+use super::cues::{HEDGES, MODAL_HEDGES, ONLY, OPPOSITES, PARTIAL, REVERSERS, UNIVERSAL};
+use super::lexicon::Lexicon;
+use super::words::{Role, Sentence, Word};
+use super::Finding;
+use std::collections::HashSet;
+
+/// Prefixes that negate the word they are on ("insoluble", "nonpolar", "unable").
+const NEGATING_PREFIXES: &[&str] = &["un", "in", "im", "il", "ir", "non", "non-", "dis", "a"];
+
+/// True when `a` and `b` mean opposite things: a pair of [`OPPOSITES`], WordNet antonyms, or
+/// one is the other with a negating prefix.
+pub fn opposite(a: &Word, b: &Word, lex: Option<&Lexicon>) -> bool {
+    if a.lower == b.lower || a.stem == b.stem {
+        return false;
+    }
+    let pair = |x: &str, y: &str| {
+        OPPOSITES
+            .iter()
+            .any(|(p, q)| (*p == x && *q == y) || (*p == y && *q == x))
+    };
+    if pair(&a.lower, &b.lower) || pair(&a.stem, &b.stem) {
+        return true;
+    }
+    let prefixed = |x: &str, y: &str| {
+        NEGATING_PREFIXES.iter().any(|p| {
+            x.strip_prefix(p).is_some_and(|rest| {
+                rest.len() >= 4 && (rest == y || rest.trim_start_matches('-') == y)
+            })
+        })
+    };
+    if prefixed(&a.lower, &b.lower) || prefixed(&b.lower, &a.lower) {
+        return true;
+    }
+    if order_class(a)
+        .zip(order_class(b))
+        .is_some_and(|(x, y)| x != y)
+    {
+        return true;
+    }
+    lex.is_some_and(|l| l.antonyms(&a.lower, &b.lower) || l.antonym_of_synonym(&a.lower, &b.lower))
+}
+
+/// Words of time order: `Some(true)` for "before" and its kind, `Some(false)` for "after".
+fn order_class(w: &Word) -> Option<bool> {
+    const BEFORE: &[&str] = &[
+        "before",
+        "precede",
+        "precedes",
+        "preceded",
+        "preceding",
+        "prior",
+        "earlier",
+    ];
+    const AFTER: &[&str] = &[
+        "after",
+        "follow",
+        "follows",
+        "followed",
+        "following",
+        "later",
+        "subsequent",
+    ];
+    if BEFORE.contains(&w.lower.as_str()) {
+        Some(true)
+    } else if AFTER.contains(&w.lower.as_str()) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// For each clause of the answer, the clause of `s` that restates it: the one holding most of
+/// its content words and numbers (any occurrence), ties going to the clause that has the
+/// answer clause's first content word (its subject, usually), then to the earliest. Where a
+/// negation or quantifier of the source applies to what the answer says.
+fn matched_clauses(a: &Sentence, s: &Sentence, _lex: Option<&Lexicon>) -> Vec<usize> {
+    let s_clauses = s.clauses();
+    let mut out = Vec::new();
+    for ac in a.clauses() {
+        let words: Vec<&Word> = a
+            .words
+            .iter()
+            .filter(|w| w.clause == ac && matches!(w.role, Role::Content | Role::Number))
+            .collect();
+        let Some(first) = words.iter().find(|w| w.role == Role::Content) else {
+            continue;
+        };
+        let in_clause = |w: &Word, c: usize| {
+            s.words.iter().any(|x| {
+                x.clause == c && (x.lower == w.lower || (x.stem == w.stem && x.stem.len() >= 3))
+            })
+        };
+        let best = s_clauses.iter().copied().max_by_key(|c| {
+            let n = words.iter().filter(|w| in_clause(w, *c)).count();
+            // Earlier clauses win ties: a larger key for a smaller index.
+            (n, in_clause(first, *c), std::cmp::Reverse(*c))
+        });
+        if let Some(c) = best.filter(|c| words.iter().any(|w| in_clause(w, *c))) {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    if out.is_empty() {
+        s_clauses
+    } else {
+        out
+    }
+}
+
+/// Negation, by scope: a negator ("not", "no", "never", "without", "lack") negates the first
+/// content word after it ("do not shorten", "no cell wall"); the answer contradicts the
+/// source when a word negated in one is found unnegated in the other ("rather than" and
+/// "instead of" negate too). For an answer read from Hindi (whose negator follows the verb),
+/// the parity of negators in the clauses the answer restates is compared instead.
+pub fn negation(
+    a: &Sentence,
+    s: &Sentence,
+    lex: Option<&Lexicon>,
+    translated: bool,
+) -> Option<Finding> {
+    if translated {
+        let clauses = matched_clauses(a, s, lex);
+        let (na, ns) = (a.negations(None), s.negations(Some(&clauses)));
+        return (na % 2 != ns % 2).then_some(Finding::Negation);
+    }
+    let matches = account(a, s, lex);
+    // Answer word k ↔ source word j.
+    let pairs: Vec<(usize, usize)> = matches
+        .iter()
+        .enumerate()
+        .filter_map(|(k, m)| match m {
+            Match::Same(j) | Match::Related(j) => Some((k, *j)),
+            Match::None => None,
+        })
+        .filter(|(k, _)| a.words[*k].role == Role::Content)
+        .collect();
+    for &(k, j) in &pairs {
+        let (in_a, in_s) = (negated(a, k), negated(s, j));
+        if in_a != in_s && (scope_of_negator(a, k) || scope_of_negator(s, j)) {
+            return Some(Finding::Negation);
+        }
+    }
+    // The answer negates a word the source does not have ("does not depend on" where the
+    // source says "is proportional to"), and the source clauses it restates negate nothing.
+    let clauses = matched_clauses(a, s, lex);
+    let unmatched_negated = (0..a.words.len()).any(|k| {
+        a.words[k].role == Role::Content
+            && matches[k] == Match::None
+            && negated(a, k)
+            && scope_of_negator(a, k)
+    });
+    if unmatched_negated && s.negations(Some(&clauses)) == 0 {
+        return Some(Finding::Negation);
+    }
+    None
+}
+
+/// True when a negator stands within [`NEGATION_REACH`] words before word `k` in its clause
+/// (an even number of them cancel: "cannot live without" is not negated).
+fn negated(x: &Sentence, k: usize) -> bool {
+    let clause = x.words[k].clause;
+    let count = x.words[k.saturating_sub(NEGATION_REACH)..k]
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.clause == clause)
+        .filter(|(i, w)| is_negator(x, k.saturating_sub(NEGATION_REACH) + i, w))
+        .count();
+    count % 2 == 1
+}
+
+/// True when word `k` is in a negator's scope: at most two content words after it, in its
+/// clause ("do not shorten", "no significant digestion", "not a direction").
+fn scope_of_negator(x: &Sentence, k: usize) -> bool {
+    (0..k).rev().take(NEGATION_REACH).any(|p| {
+        let between = &x.words[p + 1..k];
+        is_negator(x, p, &x.words[p])
+            && between.iter().all(|w| w.clause == x.words[k].clause)
+            && between
+                .iter()
+                .filter(|w| matches!(w.role, Role::Content | Role::Number))
+                .count()
+                <= 2
+    })
+}
+
+/// Negation of a predicate in another source sentence that restates the answer nearly as
+/// well as the aligned one: a verb or adjective of the answer ("shorten", "homologous") that
+/// such a sentence negates ("do not shorten") and the answer does not, or the reverse.
+/// Nouns are left out ("animal cells do not have a cell wall" does not deny that plant cells
+/// have one).
+pub fn negated_predicate(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
+    let matches = account(a, s, lex);
+    matches.iter().enumerate().any(|(k, m)| {
+        let (Match::Same(j) | Match::Related(j)) = *m else {
+            return false;
+        };
+        let w = &a.words[k];
+        let predicate = w.role == Role::Content
+            && lex.is_some_and(|l| l.is_verb(&w.lower) || !l.is_noun(&w.lower));
+        // What the predicate is said of (the nearest content word before it in the answer)
+        // must be in the same clause of the other sentence.
+        let subject = (0..k)
+            .rev()
+            .find(|p| a.words[*p].role == Role::Content && a.words[*p].clause == w.clause);
+        let about_it = subject.is_some_and(|p| {
+            s.words
+                .iter()
+                .any(|x| x.clause == s.words[j].clause && same_word(&a.words[p], x))
+        });
+        predicate
+            && about_it
+            && negated(a, k) != negated(s, j)
+            && (scope_of_negator(a, k) || scope_of_negator(s, j))
+    })
+}
+
+/// How many words before a word its negator may stand ("does not always shorten").
+const NEGATION_REACH: usize = 4;
+
+/// True for a negator at `p`: a negating word ("not only" excepted), or "rather than" /
+/// "instead of".
+fn is_negator(x: &Sentence, p: usize, w: &Word) -> bool {
+    let next = x.words.get(p + 1).map(|n| n.lower.as_str());
+    match w.lower.as_str() {
+        "not" => next != Some("only"),
+        "rather" => next == Some("than"),
+        "instead" => next == Some("of"),
+        "unlike" => true,
+        _ => w.role == Role::Negator,
+    }
+}
+
+/// Quantifiers: "all" where the source says "some" (or says neither), "some" where it says
+/// "all", "only" where it does not.
+pub fn quantifier(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<Finding> {
+    let clauses = matched_clauses(a, s, lex);
+    let in_s = |list: &[&str]| s.has_any(list, Some(&clauses));
+    let first = |list: &[&str]| {
+        a.words
+            .iter()
+            .find(|w| list.contains(&w.lower.as_str()))
+            .map(|w| w.lower.clone())
+    };
+    let strong_universal: Vec<&str> = UNIVERSAL
+        .iter()
+        .copied()
+        .filter(|w| !matches!(*w, "any" | "each"))
+        .collect();
+    if let Some(q) = first(&strong_universal) {
+        if !in_s(UNIVERSAL) {
+            let source = s
+                .words
+                .iter()
+                .find(|w| clauses.contains(&w.clause) && PARTIAL.contains(&w.lower.as_str()))
+                .map(|w| w.lower.clone());
+            return Some(Finding::Quantifier { answer: q, source });
+        }
+    }
+    // A proportion the source does not give: "most", "few", "rarely" are claims of their own.
+    const PROPORTION: &[&str] = &[
+        "most", "mostly", "majority", "minority", "few", "rarely", "seldom",
+    ];
+    if let Some(q) =
+        first(PROPORTION).filter(|q| !s.has_any(&[q.as_str()], None) && !in_s(PROPORTION))
+    {
+        return Some(Finding::Quantifier {
+            answer: q,
+            source: None,
+        });
+    }
+    if let Some(q) = first(PARTIAL).filter(|_| in_s(&strong_universal) && !in_s(PARTIAL)) {
+        return Some(Finding::Quantifier {
+            answer: q,
+            source: Some("all".into()),
+        });
+    }
+    if let Some(q) = first(ONLY) {
+        if !in_s(ONLY) && !s.has_any(ONLY, None) {
+            return Some(Finding::Quantifier {
+                answer: q,
+                source: None,
+            });
+        }
+    }
+    None
+}
+
+/// A source that calls the claim disputed, proposed or uncertain, restated as plain fact.
+pub fn hedge(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<Finding> {
+    let clauses = matched_clauses(a, s, lex);
+    let h = s
+        .words
+        .iter()
+        .find(|w| clauses.contains(&w.clause) && HEDGES.contains(&w.lower.as_str()))?;
+    let hedged = a.has_any(HEDGES, None) || a.has_any(MODAL_HEDGES, None);
+    (!hedged).then(|| Finding::Hedge {
+        source: h.lower.clone(),
+    })
+}
+
+/// Numbers: every number of the answer must be in the aligned source sentence with the same
+/// unit, or at least in its passage. A number word ("one of") counts only where the source
+/// gives a number too.
+pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut Vec<Finding>) {
+    let s_numbers = s.numbers();
+    let digits = |w: &Word| {
+        w.lower
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || !c.is_ascii())
+    };
+    for w in a.words.iter().filter(|w| w.role == Role::Number) {
+        let Some(v) = w.value else { continue };
+        let same: Vec<&(f64, Option<&str>)> = s_numbers
+            .iter()
+            .filter(|(x, _)| same_number(v, *x))
+            .collect();
+        if same.is_empty() {
+            let elsewhere = passage
+                .iter()
+                .any(|p| p.numbers().iter().any(|(x, _)| same_number(v, *x)));
+            if !elsewhere && (digits(w) || !s_numbers.is_empty()) {
+                findings.push(Finding::Number {
+                    answer: w.lower.clone(),
+                });
+            }
+            continue;
+        }
+        if let Some(u) = w.unit {
+            let units: HashSet<&str> = same.iter().filter_map(|(_, u)| *u).collect();
+            if !units.is_empty() && !units.contains(u) {
+                findings.push(Finding::Unit {
+                    answer: u.to_string(),
+                    source: units.into_iter().next().unwrap_or_default().to_string(),
+                });
+            }
+        }
+    }
+}
+
+/// Opposite words: an answer word that the source clause it restates does not have (nor a
+/// synonym of it), whose opposite that clause has and the answer clause does not: "slows"
+/// against "speeds up", "hypotonic" against "hypertonic", "outside" against "interior".
+/// Clause by clause, so that "the xylem is inside, the phloem outside" is read against each
+/// half. Returns the pairs (answer word index, source word).
+pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usize, String)> {
+    let has = |sent: &Sentence, clause: usize, w: &Word| {
+        sent.words.iter().filter(|x| x.clause == clause).any(|x| {
+            same_word(w, x)
+                || (w.role == Role::Content
+                    && x.role == Role::Content
+                    && lex.is_some_and(|l| l.same_meaning(&w.lower, &x.lower)))
+        })
+    };
+    let pairs = clause_pairs(a, s);
+    let mut out = Vec::new();
+    for (i, w) in a.words.iter().enumerate() {
+        if w.role == Role::Number {
+            continue;
+        }
+        let Some(&(_, sc)) = pairs.iter().find(|(ac, _)| *ac == w.clause) else {
+            continue;
+        };
+        if has(s, sc, w) {
+            continue;
+        }
+        if let Some(x) = s
+            .words
+            .iter()
+            .filter(|x| x.clause == sc && x.role != Role::Number && !has(a, w.clause, x))
+            .find(|x| opposite(w, x, lex))
+        {
+            out.push((i, x.lower.clone()));
+        }
+    }
+    out
+}
+
+/// Two opposite words that the answer has in the other order than the source ("from the
+/// anterior sacs … out of the posterior" for "from the posterior … out of the anterior").
+pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<Finding> {
+    let pos = |x: &Sentence, w: &Word| x.words.iter().position(|y| same_word(w, y));
+    for (i, w) in a.words.iter().enumerate() {
+        for v in &a.words[i + 1..] {
+            if !opposite(w, v, lex) {
+                continue;
+            }
+            if let (Some(p), Some(q)) = (pos(s, w), pos(s, v)) {
+                if p > q {
+                    return Some(Finding::Direction {
+                        answer: w.lower.clone(),
+                        source: v.lower.clone(),
+                    });
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Each answer clause with the source clause it restates (the one holding most of its words;
+/// ties to the clause with its first content word, then the earliest).
+pub fn clause_pairs(a: &Sentence, s: &Sentence) -> Vec<(usize, usize)> {
+    let s_clauses = s.clauses();
+    a.clauses()
+        .into_iter()
+        .filter_map(|ac| {
+            let words: Vec<&Word> = a
+                .words
+                .iter()
+                .filter(|w| w.clause == ac && matches!(w.role, Role::Content | Role::Number))
+                .collect();
+            let first = words.iter().find(|w| w.role == Role::Content);
+            let in_clause =
+                |w: &Word, c: usize| s.words.iter().any(|x| x.clause == c && same_word(w, x));
+            let best = s_clauses.iter().copied().max_by_key(|c| {
+                let n = words.iter().filter(|w| in_clause(w, *c)).count();
+                (
+                    n,
+                    first.is_some_and(|f| in_clause(f, *c)),
+                    std::cmp::Reverse(*c),
+                )
+            })?;
+            Some((ac, best))
+        })
+        .collect()
+}
+
+/// Words that join a cause and its effect ("because", "so", "due to", "leads to"): a relation
+/// of their own between two terms, as a verb is.
+const CAUSAL: &[&str] = &[
+    "because",
+    "since",
+    "so",
+    "therefore",
+    "thus",
+    "hence",
+    "due",
+    "causes",
+    "cause",
+    "caused",
+    "leads",
+    "lead",
+    "led",
+    "results",
+    "result",
+    "resulting",
+    "produces",
+    "triggers",
+    "triggered",
+    "makes",
+    "make",
+    "if",
+    "when",
+    "whenever",
+    "क्योंकि",
+    "इसलिए",
+    "कारण",
+];
+
+/// Causal words that put the effect first when they stand between two terms ("B because A",
+/// "B if A", "B when A"); at the start of a sentence they put the cause first ("Because A,
+/// B").
+const EFFECT_FIRST: &[&str] = &["because", "since", "due", "if", "when", "whenever"];
+
+/// True for a past participle: "-ed" or "-en", or an irregular one ("lost", "made", "held").
+fn is_participle(w: &Word) -> bool {
+    let l = w.lower.as_str();
+    (l.len() > 4 && (l.ends_with("ed") || l.ends_with("en"))) || super::words::lemma_of(l) != l
+}
+
+/// Most words between a relation's term and the relation word.
+const RELATION_GAP: usize = 4;
+
+/// A relation's two terms swapped, or a cause and its effect reversed: two answer terms found
+/// in the source, each within [`RELATION_GAP`] words of a relation word that stands between
+/// them in both sentences (the same verb or a synonym, a causal word, a comparative), read in
+/// the other order with no word that reverses the reading (passive "by", "because", "from",
+/// an opposite comparative). `opposed`: answer word indexes of [`opposites`], which reverse the
+/// reading too. Returns whether a swap was found, and the opposite words that a swap of the
+/// terms cancels ("Y is smaller than X" for "X is larger than Y").
+pub fn roles(
+    a: &Sentence,
+    s: &Sentence,
+    lex: Option<&Lexicon>,
+    opposed: &[usize],
+) -> (bool, Vec<usize>) {
+    // Answer content words with their position in the source.
+    let key: Vec<(usize, usize)> = a
+        .words
+        .iter()
+        .zip(account(a, s, lex))
+        .enumerate()
+        .filter(|(_, (w, _))| w.role == Role::Content)
+        .filter_map(|(i, (_, m))| match m {
+            Match::Same(j) | Match::Related(j) => Some((i, j)),
+            Match::None => None,
+        })
+        .collect();
+    // Words that reverse the reading between two terms: a passive (an auxiliary or "by" with
+    // a participle: "is eaten by", "detected by", "is lost from") counts once, and each
+    // causal or source word ("because", "due to", "from", "after").
+    let reversers = |words: &[Word]| {
+        let passive = words.iter().enumerate().any(|(k, w)| {
+            is_participle(w)
+                && (words[..k].iter().rev().take(2).any(|x| {
+                    matches!(
+                        x.lower.as_str(),
+                        "is" | "are"
+                            | "was"
+                            | "were"
+                            | "be"
+                            | "been"
+                            | "being"
+                            | "get"
+                            | "gets"
+                            | "got"
+                    )
+                }) || words[k + 1..].iter().take(2).any(|x| x.lower == "by"))
+        });
+        usize::from(passive)
+            + words
+                .iter()
+                .filter(|w| w.lower != "by" && REVERSERS.contains(&w.lower.as_str()))
+                .count()
+    };
+    let causal = |w: &Word| CAUSAL.contains(&w.lower.as_str()) || CAUSAL.contains(&w.stem.as_str());
+    let mut cancelled = Vec::new();
+    // The terms of a relation are nouns (or words the lexicon does not know: technical terms).
+    let term = |w: &Word| lex.is_none_or(|l| l.is_noun(&w.lower) || !l.knows(&w.lower));
+    for (n, &(ia, ja)) in key.iter().enumerate() {
+        for &(ib, jb) in &key[n + 1..] {
+            if ja == jb
+                || ib - ia < 2
+                || ib - ia > 2 * RELATION_GAP + 2
+                || !term(&a.words[ia])
+                || !term(&a.words[ib])
+            {
+                continue;
+            }
+            // The relation in the answer: a word between the terms, near both.
+            let (lo, hi) = (ja.min(jb), ja.max(jb));
+            let relation = (ia + 1..ib).find(|&k| {
+                if k - ia > RELATION_GAP + 1 || ib - k > RELATION_GAP + 1 {
+                    return false;
+                }
+                let w = &a.words[k];
+                // The same relation word in the source, between the two terms and near them.
+                let in_source = |j: usize| {
+                    lo < j && j < hi && j - lo <= RELATION_GAP + 2 && hi - j <= RELATION_GAP + 2
+                };
+                if causal(w) {
+                    // Between the terms in the source, or opening the source sentence before
+                    // the first term ("Because A, B").
+                    return (lo + 1..hi).any(|j| causal(&s.words[j]) && in_source(j))
+                        || (0..lo).any(|j| causal(&s.words[j]));
+                }
+                if order_class(w).is_some() {
+                    return (lo + 1..hi)
+                        .any(|j| order_class(&s.words[j]).is_some() && in_source(j));
+                }
+                if opposed.contains(&k) {
+                    return true;
+                }
+                // A relation is a verb (or an adjective of comparison), never a term, and the
+                // same word in both ("eat"/"eaten", not "develop"/"derived").
+                w.role == Role::Content
+                    && lex.is_none_or(|l| l.is_verb(&w.lower) || !l.is_noun(&w.lower))
+                    && key
+                        .iter()
+                        .any(|(i, j)| *i == k && in_source(*j) && same_word(w, &s.words[*j]))
+            });
+            let Some(r) = relation else { continue };
+            // An order word of the other kind in the source ("before" for "precedes") reads
+            // the terms the other way.
+            let order_flip = order_class(&a.words[r]).is_some_and(|ac| {
+                (lo + 1..hi).any(|j| order_class(&s.words[j]).is_some_and(|sc| sc != ac))
+            });
+            let effect_first = |words: &[Word]| {
+                words
+                    .iter()
+                    .filter(|w| {
+                        EFFECT_FIRST.contains(&w.lower.as_str())
+                            && !REVERSERS.contains(&w.lower.as_str())
+                    })
+                    .count()
+            };
+            let flips = usize::from(ja > jb)
+                + reversers(&a.words[ia + 1..ib])
+                + effect_first(&a.words[ia + 1..ib])
+                + reversers(&s.words[lo + 1..hi])
+                + effect_first(&s.words[lo + 1..hi])
+                + usize::from(opposed.contains(&r) || order_flip);
+            if flips % 2 == 1 {
+                return (true, cancelled);
+            }
+            if ja > jb && opposed.contains(&r) {
+                cancelled.push(r);
+            }
+        }
+    }
+    (false, cancelled)
+}
+
+/// Two clauses' terms exchanged ("activators bind to the promoter, while repressors bind to
+/// operators" against the reverse; "gametes have 46, body cells 23" against the reverse):
+/// the answer's clauses are paired with distinct source clauses (the pairing that shares the
+/// most words), and a word of one answer clause is found only in the source clause paired
+/// with another answer clause, which in turn holds a word of that source clause.
+pub fn crossed_clauses(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
+    let _ = lex;
+    let same = |x: &Word, y: &Word| {
+        same_word(x, y) || (x.role == Role::Number && y.role == Role::Number && x.value == y.value)
+    };
+    let is_term = |w: &Word| matches!(w.role, Role::Content | Role::Number);
+    let a_clauses: Vec<Vec<&Word>> = a
+        .clauses()
+        .into_iter()
+        .map(|c| {
+            a.words
+                .iter()
+                .filter(|w| w.clause == c && is_term(w))
+                .collect::<Vec<_>>()
+        })
+        .filter(|ws| !ws.is_empty())
+        .collect();
+    let s_clauses: Vec<Vec<&Word>> = s
+        .clauses()
+        .into_iter()
+        .map(|c| {
+            s.words
+                .iter()
+                .filter(|w| w.clause == c && is_term(w))
+                .collect::<Vec<_>>()
+        })
+        .filter(|ws| !ws.is_empty())
+        .collect();
+    if a_clauses.len() < 2 || a_clauses.len() > 4 || s_clauses.len() < 2 {
+        return false;
+    }
+    let shared =
+        |ac: &[&Word], sc: &[&Word]| ac.iter().filter(|w| sc.iter().any(|x| same(w, x))).count();
+    // Every pairing of answer clauses with distinct source clauses; the one sharing most.
+    fn pairings(n: usize, m: usize, prefix: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if prefix.len() == n {
+            out.push(prefix.clone());
+            return;
+        }
+        for j in 0..m {
+            if !prefix.contains(&j) {
+                prefix.push(j);
+                pairings(n, m, prefix, out);
+                prefix.pop();
+            }
+        }
+    }
+    let mut all = Vec::new();
+    pairings(a_clauses.len(), s_clauses.len(), &mut Vec::new(), &mut all);
+    // The pairing sharing most words; of equals, the one keeping the clauses' order.
+    let Some(best) = all.into_iter().max_by_key(|p| {
+        let total = p
+            .iter()
+            .enumerate()
+            .map(|(i, j)| shared(&a_clauses[i], &s_clauses[*j]))
+            .sum::<usize>();
+        (total, p.windows(2).all(|w| w[0] < w[1]))
+    }) else {
+        return false;
+    };
+    // Where a word stands in its clause: first term (the subject, usually), last term, or a
+    // number. Two words exchange places only from the same place.
+    let place = |ws: &[&Word], w: &Word| -> Option<u8> {
+        if w.role == Role::Number {
+            Some(2)
+        } else if ws.first().is_some_and(|f| std::ptr::eq(*f, w)) {
+            Some(0)
+        } else if ws.last().is_some_and(|l| std::ptr::eq(*l, w)) {
+            Some(1)
+        } else {
+            None
+        }
+    };
+    for (i, &si) in best.iter().enumerate() {
+        for (k, &sk) in best.iter().enumerate() {
+            if i == k {
+                continue;
+            }
+            // A word of answer clause i found only in source clause sk, not in its own si …
+            let out_of_place: Vec<u8> = a_clauses[i]
+                .iter()
+                .filter(|w| {
+                    !s_clauses[si].iter().any(|x| same(w, x))
+                        && s_clauses[sk].iter().any(|x| same(w, x))
+                })
+                .filter_map(|w| place(&a_clauses[i], w))
+                .collect();
+            // … while source clause si has, in the same place, a word that answer clause k
+            // holds instead of i.
+            let came_in = s_clauses[si].iter().any(|x| {
+                !a_clauses[i].iter().any(|w| same(w, x))
+                    && a_clauses[k].iter().any(|w| same(w, x))
+                    && place(&s_clauses[si], x).is_some_and(|p| out_of_place.contains(&p))
+            });
+            if came_in {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The answer's content words that the aligned sentence (or its passage) does not account
+/// for, each judged: another term of the same kind as a source word the answer dropped
+/// ([`Finding::SwappedTerm`]) or new content ([`Finding::NewTerm`]). Words of an opposite
+/// pair are reported by [`opposites`] instead (`skip`).
+pub fn terms(
+    a: &Sentence,
+    s: &Sentence,
+    passage: &[Sentence],
+    lex: Option<&Lexicon>,
+    skip: &[usize],
+    findings: &mut Vec<Finding>,
+) {
+    let matches = account(a, s, lex);
+    let taken: Vec<usize> = matches
+        .iter()
+        .filter_map(|m| match m {
+            Match::Same(j) | Match::Related(j) => Some(*j),
+            Match::None => None,
+        })
+        .collect();
+    let dropped: Vec<(usize, &Word)> = s
+        .words
+        .iter()
+        .enumerate()
+        .filter(|(j, x)| x.role == Role::Content && !taken.contains(j))
+        .filter(|(_, x)| !a.words.iter().any(|w| same_word(w, x)))
+        .collect();
+    for (i, w) in a.words.iter().enumerate() {
+        if w.role != Role::Content || skip.contains(&i) || matches[i] != Match::None {
+            continue;
+        }
+        if let Some((_, x)) = dropped.iter().find(|(_, x)| same_kind(w, x, lex)) {
+            findings.push(Finding::SwappedTerm {
+                answer: w.lower.clone(),
+                source: x.lower.clone(),
+            });
+            continue;
+        }
+        // In the place of a dropped source word: its neighbour (the next content word before
+        // or after it) is matched, and the source's neighbour on that side was dropped
+        // ("parietal cells" for "chief cells", "the slope of the line" for "the area under
+        // the line").
+        // A word taken from elsewhere in the sources into the place of a dropped one; a word
+        // the sources do not have at all is new content ([`Finding::NewTerm`]) instead.
+        let in_sources = passage
+            .iter()
+            .any(|p| p.words.iter().any(|x| same_word(w, x)));
+        if let Some(x) = substituted(a, s, i, &matches, &dropped).filter(|_| in_sources) {
+            findings.push(Finding::SwappedTerm {
+                answer: w.lower.clone(),
+                source: x,
+            });
+            continue;
+        }
+        if passage.iter().any(|p| find(w, p, lex) != Match::None) {
+            continue;
+        }
+        findings.push(Finding::NewTerm {
+            term: w.lower.clone(),
+        });
+    }
+}
+
+/// The dropped source word in the place of answer word `i`, when a content neighbour of `i`
+/// is matched in the source and the source word on the same side of that match is dropped.
+fn substituted(
+    a: &Sentence,
+    s: &Sentence,
+    i: usize,
+    matches: &[Match],
+    dropped: &[(usize, &Word)],
+) -> Option<String> {
+    let is_content = |w: &Word| w.role == Role::Content;
+    let next_a = (i + 1..a.words.len()).find(|k| is_content(&a.words[*k]));
+    let prev_a = (0..i).rev().find(|k| is_content(&a.words[*k]));
+    let source_at = |k: usize| match matches[k] {
+        Match::Same(j) => Some(j),
+        _ => None,
+    };
+    let dropped_at = |j: usize| {
+        dropped
+            .iter()
+            .find(|(d, _)| *d == j)
+            .map(|(_, x)| x.lower.clone())
+    };
+    // The answer word comes before its matched neighbour: compare the source word before the
+    // neighbour's match; and after.
+    if let Some(j) = next_a.and_then(source_at) {
+        if a.words[next_a?].clause == a.words[i].clause {
+            if let Some(p) = (0..j).rev().find(|p| is_content(&s.words[*p])) {
+                if s.words[p].clause == s.words[j].clause {
+                    if let Some(x) = dropped_at(p) {
+                        return Some(x);
+                    }
+                }
+            }
+        }
+    }
+    if let Some(j) = prev_a.and_then(source_at) {
+        if a.words[prev_a?].clause == a.words[i].clause {
+            if let Some(p) = (j + 1..s.words.len()).find(|p| is_content(&s.words[*p])) {
+                if s.words[p].clause == s.words[j].clause {
+                    if let Some(x) = dropped_at(p) {
+                        return Some(x);
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Two terms of the same kind: WordNet co-hyponyms, or technical words that share a long
+/// ending or beginning and differ in the rest ("prophase"/"metaphase",
+/// "endothermic"/"exothermic", "hypertonic"/"hypotonic").
+fn same_kind(a: &Word, b: &Word, lex: Option<&Lexicon>) -> bool {
+    if lex.is_some_and(|l| l.same_kind(&a.lower, &b.lower)) {
+        return true;
+    }
+    let (x, y) = (a.lower.as_str(), b.lower.as_str());
+    if x.len() < 6 || y.len() < 6 || !x.is_ascii() || !y.is_ascii() {
+        return false;
+    }
+    let common_suffix = x
+        .bytes()
+        .rev()
+        .zip(y.bytes().rev())
+        .take_while(|(p, q)| p == q)
+        .count();
+    let common_prefix = x.bytes().zip(y.bytes()).take_while(|(p, q)| p == q).count();
+    let shorter = x.len().min(y.len());
+    // A shared part of four letters or more, and a different part of two or more on each side.
+    (common_suffix >= 4 && shorter - common_suffix >= 1 && common_prefix < 2)
+        || (common_prefix >= 4 && shorter - common_prefix >= 3 && common_suffix < 3)
+}

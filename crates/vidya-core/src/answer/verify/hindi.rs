@@ -1,0 +1,151 @@
+//! Hindi answers over English sources: the answer read as the English words it stands for, so
+//! that the same checks apply. Glossary terms (`data/glossary_hi_en.tsv`, NCERT terminology)
+//! become their English terms (longest phrase first), English terms written in Devanagari
+//! ("क्लोरोफिल") become the source word with the same sound ([`devanagari_key`] against
+//! [`latin_key`]), and the cue words become their English cues: negators "not", quantifiers
+//! "all"/"some"/"only", direction and degree words ([`cues::HI_DIRECTION`]), numbers as
+//! numerals. Words none of these know are left out and counted: the check then knows how much
+//! of the answer it could read ([`EnglishView::known_share`]).
+
+use super::cues;
+use super::words::{self, numeral, Sentence};
+use crate::retrieve::query::{devanagari_key, fold, latin_key, table, GLOSSARY};
+use crate::text::script::{script_of, Script};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// A Hindi answer sentence read in English.
+#[derive(Debug, Clone)]
+pub struct EnglishView {
+    /// The English reading, as a sentence.
+    pub sentence: Sentence,
+    /// Share (0..=1) of the answer's Hindi content words that were read.
+    pub known_share: f32,
+}
+
+fn glossary() -> &'static (HashMap<String, String>, usize) {
+    static G: OnceLock<(HashMap<String, String>, usize)> = OnceLock::new();
+    G.get_or_init(|| {
+        let map: HashMap<String, String> = table(GLOSSARY).collect();
+        let longest = map
+            .keys()
+            .map(|k| k.split_whitespace().count())
+            .max()
+            .unwrap_or(1);
+        (map, longest)
+    })
+}
+
+/// Reads `answer` (mostly Devanagari) as English, matching transliterated terms against the
+/// words of `sources` (their text).
+pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
+    let (gloss, longest) = glossary();
+    let by_sound: HashMap<String, String> = sources
+        .iter()
+        .flat_map(|s| s.unicode_words())
+        .filter(|w| w.len() >= 5 && w.is_ascii())
+        .map(|w| (latin_key(w), w.to_lowercase()))
+        .collect();
+    let tokens: Vec<String> = answer
+        .split_word_bounds()
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| fold(t))
+        .collect();
+    let direction: HashMap<&str, &str> = cues::HI_DIRECTION.iter().copied().collect();
+    let mut out: Vec<String> = Vec::new();
+    let (mut content, mut known) = (0usize, 0usize);
+    let mut i = 0;
+    while i < tokens.len() {
+        // The longest glossary phrase starting here (words joined by single spaces).
+        let mut matched = false;
+        for n in (1..=(*longest).min(tokens.len() - i)).rev() {
+            let phrase = tokens[i..i + n].join(" ");
+            if let Some(en) = gloss.get(&phrase) {
+                out.push(en.clone());
+                content += n;
+                known += n;
+                i += n;
+                matched = true;
+                break;
+            }
+        }
+        if matched {
+            continue;
+        }
+        let t = tokens[i].as_str();
+        i += 1;
+        if !t.chars().any(char::is_alphanumeric) {
+            if matches!(t, "," | ";" | ":" | "।") {
+                out.push(",".into());
+            }
+            continue;
+        }
+        if let Some(v) = numeral(t) {
+            out.push(format!("{v}"));
+            continue;
+        }
+        let english = if cues::is_in(cues::HI_NEGATORS, t) {
+            Some("not".to_string())
+        } else if cues::is_in(cues::HI_UNIVERSAL, t) {
+            Some("all".into())
+        } else if cues::is_in(cues::HI_PARTIAL, t) {
+            Some("some".into())
+        } else if cues::is_in(cues::HI_ONLY, t) {
+            Some("only".into())
+        } else if let Some(en) = direction.get(t) {
+            Some(en.to_string())
+        } else if let Some((_, v)) = cues::HI_NUMBER_WORDS.iter().find(|(w, _)| *w == t) {
+            Some(format!("{v}"))
+        } else {
+            None
+        };
+        if let Some(e) = english {
+            out.push(e);
+            continue;
+        }
+        if words::is_function(t) {
+            continue;
+        }
+        if t.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            // An English term inside the Hindi answer.
+            out.push(t.to_string());
+            content += 1;
+            known += 1;
+            continue;
+        }
+        if t.chars().any(|c| script_of(c) == Script::Devanagari) {
+            content += 1;
+            if let Some(w) = devanagari_key(t).and_then(|k| by_sound.get(&k)) {
+                out.push(w.clone());
+                known += 1;
+            }
+        }
+    }
+    EnglishView {
+        sentence: words::read(&out.join(" ")),
+        known_share: if content == 0 {
+            0.0
+        } else {
+            known as f32 / content as f32
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glossary_terms_cues_and_sounds_are_read_in_english() {
+        let v = english_view(
+            "क्लोरोफिल हरा प्रकाश परावर्तित नहीं करता।",
+            &["Chlorophyll reflects green light."],
+        );
+        let words: Vec<&str> = v.sentence.words.iter().map(|w| w.lower.as_str()).collect();
+        assert!(words.contains(&"chlorophyll"), "{words:?}");
+        assert!(words.contains(&"not"), "{words:?}");
+        assert!(words.contains(&"reflect"), "{words:?}");
+        assert!(v.known_share > 0.5);
+    }
+}

@@ -1,0 +1,307 @@
+//! The meaning check: does an answer sentence say what its source sentence says?
+//!
+//! [`super::grounding`] finds the source that supports a sentence by the words and the
+//! embedding they share; a false sentence built from the source's own words ("plant cells
+//! have no cell wall" from "… do have a cell wall") passes that. This check aligns the
+//! sentence to the source sentence(s) it restates ([`align`]) and rejects it when they
+//! disagree ([`conflicts`]):
+//! - **negation**: the parity of negators differs in the matched clauses;
+//! - **direction and comparatives**: an opposite word in the source's place (WordNet
+//!   antonyms, [`cues::OPPOSITES`], negating prefixes);
+//! - **swapped term**: a term the source does not have, of the same kind as one it has and the
+//!   answer dropped (WordNet co-hyponyms, "prophase"/"metaphase");
+//! - **numbers and units**: a number the source does not give, or with another unit;
+//! - **quantifiers**: "all" for "some", "some" for "all", an "only" the source does not say;
+//! - **roles**: the two terms of a relation (agent and object, cause and effect, the sides of
+//!   a comparison) read in the other order with nothing that reverses the reading;
+//! - **hedges**: a claim the source calls disputed or proposed, stated as plain fact;
+//! - **new content**: a content word that neither the aligned sentence nor its passage has,
+//!   as a synonym, derivation or more general word ([`lexicon`]).
+//!
+//! Hindi answers over English sources are read in English first ([`hindi`]).
+//!
+//! The method is that of natural-logic inference (MacCartney and Manning 2007; 2009),
+//! cut down to the edits small models make when they reword a textbook sentence. No
+//! entailment (NLI) model is used: none can be had from the package registries.
+
+pub mod align;
+pub mod conflicts;
+pub mod cues;
+pub mod hindi;
+pub mod lexicon;
+pub mod words;
+
+use crate::text::script::Script;
+use crate::text::split_sentences;
+use lexicon::Lexicon;
+use serde::{Deserialize, Serialize};
+use words::Sentence;
+
+/// Least coverage of the aligned sentence(s) at which one plain new word (known to the
+/// lexicon) is taken for a rewording rather than new content.
+pub const REWORDING_COVERAGE: f32 = 0.7;
+
+/// Share of a Hindi answer's content words that must be read in English for the check to
+/// judge it; below it the answer is judged by the embedding alone
+/// ([`super::grounding::CROSS_SCRIPT_SUPPORT`]).
+pub const MIN_KNOWN_SHARE: f32 = 0.5;
+
+/// One disagreement between an answer sentence and its source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Finding {
+    /// A negation added or dropped.
+    Negation,
+    /// An opposite word (direction, comparative): `answer` where the source says `source`.
+    Direction {
+        /// The answer's word.
+        answer: String,
+        /// The source's word.
+        source: String,
+    },
+    /// Another term of the same kind: `answer` where the source says `source`.
+    SwappedTerm {
+        /// The answer's term.
+        answer: String,
+        /// The source's term.
+        source: String,
+    },
+    /// A number the source does not give.
+    Number {
+        /// The number as written.
+        answer: String,
+    },
+    /// The same number with another unit.
+    Unit {
+        /// The answer's unit.
+        answer: String,
+        /// The source's unit.
+        source: String,
+    },
+    /// A quantifier the source does not support.
+    Quantifier {
+        /// The answer's quantifier.
+        answer: String,
+        /// The source's, when it has one.
+        source: Option<String>,
+    },
+    /// A relation's terms swapped, or cause and effect reversed.
+    Roles,
+    /// A disputed or proposed claim stated as fact.
+    Hedge {
+        /// The source's hedge word.
+        source: String,
+    },
+    /// Content the sources do not have.
+    NewTerm {
+        /// The word.
+        term: String,
+    },
+}
+
+impl Finding {
+    /// The finding's kind: `negation`, `direction`, `swapped_term`, `number`, `unit`,
+    /// `quantifier`, `roles`, `hedge` or `new_term`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Finding::Negation => "negation",
+            Finding::Direction { .. } => "direction",
+            Finding::SwappedTerm { .. } => "swapped_term",
+            Finding::Number { .. } => "number",
+            Finding::Unit { .. } => "unit",
+            Finding::Quantifier { .. } => "quantifier",
+            Finding::Roles => "roles",
+            Finding::Hedge { .. } => "hedge",
+            Finding::NewTerm { .. } => "new_term",
+        }
+    }
+
+    /// True when the sentence contradicts the source (not only adds to it).
+    pub fn contradicts(&self) -> bool {
+        !matches!(self, Finding::NewTerm { .. } | Finding::Hedge { .. })
+    }
+
+    /// In words, for the trace ("says 'slows' where the book says 'speeds'").
+    pub fn describe(&self) -> String {
+        match self {
+            Finding::Negation => "adds or drops a 'not'".into(),
+            Finding::Direction { answer, source } => {
+                format!("says '{answer}' where the book says '{source}'")
+            }
+            Finding::SwappedTerm { answer, source } => {
+                format!("names '{answer}' where the book names '{source}'")
+            }
+            Finding::Number { answer } => format!("gives {answer}, a number the book does not"),
+            Finding::Unit { answer, source } => {
+                format!("gives the number in {answer} where the book has {source}")
+            }
+            Finding::Quantifier { answer, source } => match source {
+                Some(s) => format!("says '{answer}' where the book says '{s}'"),
+                None => format!("says '{answer}', which the book does not"),
+            },
+            Finding::Roles => "swaps who does what (or cause and effect)".into(),
+            Finding::Hedge { source } => {
+                format!("states as fact what the book calls {source}")
+            }
+            Finding::NewTerm { term } => format!("'{term}' is not in the book's sentences"),
+        }
+    }
+}
+
+/// The check of one answer sentence.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    /// The source sentences it was aligned to: (source index, sentence index in that source).
+    pub aligned: Vec<(usize, usize)>,
+    /// Share (0..=1) of its content words and numbers found in the aligned sentence(s).
+    pub coverage: f32,
+    /// What disagrees; empty when the sentence says what the source says.
+    pub findings: Vec<Finding>,
+    /// False when the sentence could not be read (another script than the sources and too
+    /// few known words): then nothing was judged.
+    pub checked: bool,
+}
+
+impl Verification {
+    /// True when checked and nothing disagrees.
+    pub fn agrees(&self) -> bool {
+        self.checked && self.findings.is_empty()
+    }
+}
+
+/// Checks `answer` (one sentence, citation marks removed) against `sources` (the passages the
+/// model was given), with this installation's lexicon ([`Lexicon::get`]).
+pub fn verify(answer: &str, sources: &[&str]) -> Verification {
+    verify_with(answer, sources, Lexicon::get())
+}
+
+/// [`verify`] with the lexicon given (`None`: every changed word is new).
+pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Verification {
+    let mut a = words::read(answer);
+    let mut translated = false;
+    let passages: Vec<Vec<Sentence>> = sources
+        .iter()
+        .map(|p| {
+            split_sentences(p)
+                .iter()
+                .map(|s| words::read(s.slice(p)))
+                .collect()
+        })
+        .collect();
+    let source_script = passages.iter().flatten().find_map(|s| s.script);
+    if a.script.is_some_and(|s| s != Script::Latin) && source_script == Some(Script::Latin) {
+        let view = hindi::english_view(answer, sources);
+        if view.known_share < MIN_KNOWN_SHARE {
+            return Verification::default();
+        }
+        a = view.sentence;
+        translated = true;
+    }
+    let flat: Vec<(usize, usize)> = passages
+        .iter()
+        .enumerate()
+        .flat_map(|(p, ss)| (0..ss.len()).map(move |k| (p, k)))
+        .collect();
+    let sentences: Vec<Sentence> = flat.iter().map(|(p, k)| passages[*p][*k].clone()).collect();
+    let (aligned, coverage) = align::align(&a, &sentences, lex);
+    let Some(first) = aligned.first() else {
+        return Verification {
+            checked: true,
+            findings: a
+                .content()
+                .map(|w| Finding::NewTerm {
+                    term: w.lower.clone(),
+                })
+                .collect(),
+            ..Default::default()
+        };
+    };
+    let s = aligned[1..]
+        .iter()
+        .fold(sentences[*first].clone(), |acc, j| {
+            align::join(&acc, &sentences[*j])
+        });
+    let passage: Vec<Sentence> = aligned
+        .iter()
+        .flat_map(|j| passages[flat[*j].0].iter().cloned())
+        .collect();
+    let mut findings = Vec::new();
+    findings.extend(conflicts::negation(&a, &s, lex, translated));
+    let opposed = conflicts::opposites(&a, &s, lex);
+    let opposed_at: Vec<usize> = opposed.iter().map(|(i, _)| *i).collect();
+    // Word order says who does what in English only: a Hindi answer read in English keeps
+    // Hindi's order (subject, object, verb).
+    let (swapped_roles, cancelled) = if translated {
+        (false, Vec::new())
+    } else {
+        conflicts::roles(&a, &s, lex, &opposed_at)
+    };
+    for (i, src) in &opposed {
+        if !cancelled.contains(i) {
+            findings.push(Finding::Direction {
+                answer: a.words[*i].lower.clone(),
+                source: src.clone(),
+            });
+        }
+    }
+    if swapped_roles || (!translated && conflicts::crossed_clauses(&a, &s, lex)) {
+        findings.push(Finding::Roles);
+    }
+    if !translated {
+        findings.extend(conflicts::swapped_opposites(&a, &s, lex));
+    }
+    findings.extend(conflicts::quantifier(&a, &s, lex));
+    findings.extend(conflicts::hedge(&a, &s, lex));
+    conflicts::numbers(&a, &s, &passage, &mut findings);
+    conflicts::terms(&a, &s, &passage, lex, &opposed_at, &mut findings);
+    // One plain word the sources do not have, in a sentence that says nothing else against
+    // them, is a small model's rewording ("a stretch of DNA" for "a sequence of DNA"): kept.
+    let new_terms = findings
+        .iter()
+        .filter(|f| matches!(f, Finding::NewTerm { .. }))
+        .count();
+    if new_terms == 1
+        && findings.len() == 1
+        && coverage >= REWORDING_COVERAGE
+        && findings.iter().all(|f| match f {
+            Finding::NewTerm { term } => lex.is_some_and(|l| l.knows(term)),
+            _ => false,
+        })
+    {
+        findings.clear();
+    }
+    // A sentence that restates the answer nearly as well may deny what the answer says
+    // ("filaments do not shorten" beside "sarcomeres shorten as the filaments slide").
+    if findings.is_empty() && !translated {
+        let denied = align::rivals(&a, &sentences, &aligned, coverage, lex)
+            .into_iter()
+            .any(|j| conflicts::negated_predicate(&a, &sentences[j], lex));
+        if denied {
+            findings.push(Finding::Negation);
+        }
+    }
+    if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
+        let words = |x: &Sentence| {
+            x.words
+                .iter()
+                .map(|w| format!("{}:{:?}/{}", w.lower, w.role, w.clause))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        eprintln!(
+            "verify: {answer}\n  answer: {}\n  aligned {:?} ({coverage:.2}): {}\n  findings: {findings:?}",
+            words(&a),
+            aligned.iter().map(|j| flat[*j]).collect::<Vec<_>>(),
+            words(&s)
+        );
+    }
+    Verification {
+        aligned: aligned.iter().map(|j| flat[*j]).collect(),
+        coverage,
+        findings,
+        checked: true,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,212 @@
+//! Each kind of false sentence rejected and paraphrases kept, with a few lines of lexicon
+//! written here (no model files).
+
+use super::lexicon::Lexicon;
+use super::*;
+
+fn lexicon() -> Lexicon {
+    Lexicon::parse(
+        "s\tn1\tentity\t\n\
+         s\tn2\tabstraction\tn1\n\
+         s\tn3\tprocess\tn2\n\
+         s\tn4\tnatural process\tn3\n\
+         s\tn5\tbiological process\tn4\n\
+         s\tn6\tcell division|cellular division\tn5\n\
+         s\tn7\tmitosis\tn6\n\
+         s\tn8\tmeiosis|reduction division\tn6\n\
+         s\tv1\tappear|seem|look\t\n\
+         s\tv2\tproduce|make|create\t\n\
+         s\tv3\tcapture|trap|catch\t\n\
+         s\tv4\tincrease|raise\t\n\
+         s\tv5\tdecrease|lower|reduce\t\n\
+         a\tincrease\tdecrease\n\
+         a\tdecrease\tincrease\n\
+         s\tn9\tphysical entity\tn1\n\
+         s\tn10\tobject\tn9\n\
+         s\tn11\twhole\tn10\n\
+         s\tn12\tliving thing\tn11\n\
+         s\tn13\torganism\tn12\n\
+         s\tn14\tplant|flora\tn13\n\
+         s\tn15\tanimal|fauna\tn13\n",
+    )
+}
+
+fn check(answer: &str, source: &str) -> Verification {
+    let lex = lexicon();
+    verify_with(answer, &[source], Some(&lex))
+}
+
+fn kinds(v: &Verification) -> Vec<&'static str> {
+    v.findings.iter().map(Finding::kind).collect()
+}
+
+const CELL_WALL: &str =
+    "Plant cells have a cell wall outside the plasma membrane, which animal cells lack.";
+const LIGHT: &str = "The light-dependent reactions capture light energy and produce ATP and NADPH. These molecules are used in the Calvin cycle.";
+
+#[test]
+fn paraphrases_and_near_copies_are_kept() {
+    for (answer, source) in [
+        (
+            "Plant cells have a cell wall outside the plasma membrane.",
+            CELL_WALL,
+        ),
+        ("Animal cells lack a cell wall.", CELL_WALL),
+        (
+            "The light-dependent reactions trap light energy and make ATP and NADPH.",
+            LIGHT,
+        ),
+        (
+            "ATP and NADPH are produced by the light-dependent reactions.",
+            LIGHT,
+        ),
+        (
+            "Meiosis is a kind of cell division.",
+            "Meiosis is a special form of cell division that produces four haploid cells.",
+        ),
+        (
+            "Meiosis produces four haploid cells.",
+            "Meiosis is a special form of cell division that produces four haploid cells.",
+        ),
+        (
+            "Humans have 46 chromosomes in each body cell.",
+            "Humans have 23 pairs of chromosomes, 46 in all, in each body cell.",
+        ),
+        (
+            "Raising the temperature increases the rate of diffusion.",
+            "Increasing the temperature increases the rate of diffusion.",
+        ),
+    ] {
+        let v = check(answer, source);
+        assert!(v.agrees(), "{answer} | {:?}", v.findings);
+    }
+}
+
+#[test]
+fn a_dropped_or_added_negation_is_rejected() {
+    let v = check("Plant cells do not have a cell wall.", CELL_WALL);
+    assert_eq!(kinds(&v), ["negation"]);
+    let v = check("Animal cells have a cell wall.", CELL_WALL);
+    assert!(kinds(&v).contains(&"negation"), "{:?}", v.findings);
+}
+
+#[test]
+fn an_opposite_direction_or_comparative_is_rejected() {
+    let v = check(
+        "Raising the temperature decreases the rate of diffusion.",
+        "Increasing the temperature increases the rate of diffusion.",
+    );
+    assert!(kinds(&v).contains(&"direction"), "{:?}", v.findings);
+    let v = check(
+        "Water moves out of the cell in a hypotonic solution.",
+        "In a hypotonic solution, water moves into the cell.",
+    );
+    assert!(kinds(&v).contains(&"direction"), "{:?}", v.findings);
+    let v = check(
+        "Sound travels slower in solids than in air.",
+        "Sound travels faster in solids than in air.",
+    );
+    assert!(kinds(&v).contains(&"direction"), "{:?}", v.findings);
+}
+
+#[test]
+fn another_term_of_the_same_kind_is_rejected() {
+    let v = check(
+        "Mitosis produces four haploid cells.",
+        "Meiosis is a special form of cell division that produces four haploid cells.",
+    );
+    assert!(kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+    let v = check(
+        "In prophase the chromosomes line up at the middle of the cell.",
+        "In metaphase the chromosomes line up at the middle of the cell.",
+    );
+    assert!(kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+}
+
+#[test]
+fn a_changed_number_or_unit_is_rejected() {
+    let v = check(
+        "Humans have 48 chromosomes in each body cell.",
+        "Humans have 23 pairs of chromosomes, 46 in all, in each body cell.",
+    );
+    assert_eq!(kinds(&v), ["number"]);
+    let v = check(
+        "Light travels at 300,000 m per second.",
+        "Light travels at about 300,000 km per second in a vacuum.",
+    );
+    assert!(kinds(&v).contains(&"unit"), "{:?}", v.findings);
+}
+
+#[test]
+fn a_stronger_or_other_quantifier_is_rejected() {
+    let v = check(
+        "All bacteria cause disease.",
+        "Some bacteria cause disease.",
+    );
+    assert_eq!(kinds(&v), ["quantifier"]);
+    let v = check(
+        "Some cells have a nucleus.",
+        "All eukaryotic cells have a nucleus.",
+    );
+    assert!(kinds(&v).contains(&"quantifier"), "{:?}", v.findings);
+    let v = check(
+        "Only plants carry out photosynthesis.",
+        "Plants carry out photosynthesis.",
+    );
+    assert_eq!(kinds(&v), ["quantifier"]);
+}
+
+#[test]
+fn swapped_roles_and_reversed_cause_are_rejected_but_the_passive_is_kept() {
+    let source = "Herbivores eat producers.";
+    assert_eq!(
+        kinds(&check("Producers eat herbivores.", source)),
+        ["roles"]
+    );
+    assert!(check("Producers are eaten by herbivores.", source).agrees());
+    let source = "Smoking causes lung cancer.";
+    assert_eq!(
+        kinds(&check("Lung cancer causes smoking.", source)),
+        ["roles"]
+    );
+    assert!(check("Lung cancer is caused by smoking.", source).agrees());
+    let source = "The Sun is larger than the Earth.";
+    assert_eq!(
+        kinds(&check("The Earth is larger than the Sun.", source)),
+        ["roles"]
+    );
+    assert!(check("The Earth is smaller than the Sun.", source).agrees());
+}
+
+#[test]
+fn a_plausible_extra_fact_is_unsupported() {
+    let v = check(
+        "The light-dependent reactions take place in the mitochondria.",
+        LIGHT,
+    );
+    assert!(kinds(&v).contains(&"new_term"), "{:?}", v.findings);
+    assert!(v.findings.iter().all(|f| !f.contradicts()));
+}
+
+#[test]
+fn a_disputed_claim_stated_as_fact_is_unsupported() {
+    let v = check(
+        "Dinosaurs were killed by an asteroid.",
+        "It is proposed that dinosaurs were killed by an asteroid impact.",
+    );
+    assert_eq!(kinds(&v), ["hedge"]);
+    assert!(check(
+        "Dinosaurs may have been killed by an asteroid.",
+        "It is proposed that dinosaurs were killed by an asteroid impact."
+    )
+    .agrees());
+}
+
+#[test]
+fn hindi_answers_are_read_in_english() {
+    let source = "Chlorophyll reflects green light.";
+    let v = verify_with("क्लोरोफिल हरा प्रकाश परावर्तित करता है।", &[source], None);
+    assert!(v.agrees(), "{:?}", v.findings);
+    let v = verify_with("क्लोरोफिल हरा प्रकाश परावर्तित नहीं करता है।", &[source], None);
+    assert_eq!(kinds(&v), ["negation"]);
+}
