@@ -821,7 +821,7 @@ def default_files() -> list:
 
 
 def build_checker(vidya: str | None) -> Checker:
-    cli_files = sorted((REPO / "crates" / "vidya-cli" / "src").glob("*.rs"))
+    cli_files = sorted((REPO / "crates" / "vidya-cli" / "src").glob("**/*.rs"))
     vidya_model = HelpModel(vidya) if vidya else SourceModel(ClapSource(cli_files).root())
     xtask_model = SourceModel(ClapSource([REPO / "xtask" / "src" / "main.rs"]).root())
     return Checker(vidya_model, xtask_model)

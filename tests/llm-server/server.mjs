@@ -15,13 +15,16 @@
 //                        then one line with "done": true, "done_reason" ("stop" | "length"),
 //                        "prompt_eval_count", "eval_count" and durations in nanoseconds;
 //                        with "stream": false one object holding the whole answer.
-// One model (the GGUF given with --model), one generation at a time (requests queue, as
-// Ollama does with OLLAMA_NUM_PARALLEL=1); the context sequence is reused between requests, so
-// a prompt that starts like the previous one (the same system prompt) is not evaluated again.
+// One model (the GGUF given with --model), --parallel N generations at a time (default 1;
+// further requests queue, as Ollama does with OLLAMA_NUM_PARALLEL=N): each has its own context
+// sequence of one shared context (llama.cpp batches the sequences' tokens together), reused
+// between requests, so a prompt that starts like that sequence's previous one (the same
+// system prompt) is not evaluated again.
 // A client that disconnects stops its generation.
 //
 // Usage: node server.mjs --model FILE.gguf [--name qwen2.5-coder:0.5b] [--host 127.0.0.1]
-//        [--port 11434] [--threads 2] [--ctx 4096] [--response-prefix TEXT]
+//        [--port 11434] [--threads 2] [--ctx 4096] [--parallel 1] [--response-prefix TEXT]
+// --ctx is per sequence (the context holds --parallel × --ctx tokens).
 // --port 0 takes a free port. --response-prefix makes every answer start with TEXT, which the
 // model then continues (llama.cpp evaluates it as the start of its own reply): the real-model
 // tests use it to reproduce a misbehaviour seen in real use (an answer that opens with a line
@@ -42,6 +45,7 @@ const { values: args } = parseArgs({
     port: { type: "string", default: "11434" },
     threads: { type: "string", default: "2" },
     ctx: { type: "string", default: "4096" },
+    parallel: { type: "string", default: "1" },
     "response-prefix": { type: "string", default: "" },
   },
 });
@@ -62,9 +66,14 @@ const contextSize = Number(args.ctx) || 4096;
 
 const llama = await getLlama({ gpu: false, build: "never", logLevel: "error" });
 const model = await llama.loadModel({ modelPath });
-const context = await model.createContext({ contextSize, threads });
-const sequence = context.getSequence();
-const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
+const parallel = Math.max(1, Math.min(8, Number(args.parallel) || 1));
+const context = await model.createContext({ contextSize: contextSize * parallel, sequences: parallel, threads });
+// One chat session per sequence; a request takes a free one.
+const free = [];
+for (let i = 0; i < parallel; i++) {
+  const sequence = context.getSequence();
+  free.push({ sequence, session: new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false }) });
+}
 
 const details = {
   format: "gguf",
@@ -109,12 +118,17 @@ function readJson(req) {
   });
 }
 
-// One generation at a time: each request waits for the previous one.
-let queue = Promise.resolve();
-function exclusive(job) {
-  const run = queue.then(job, job);
-  queue = run.catch(() => {});
-  return run;
+// At most `parallel` generations at once: a request waits for a free sequence, in order.
+const waiters = [];
+async function withSequence(job) {
+  const slot = free.length > 0 ? free.shift() : await new Promise((resolve) => waiters.push(resolve));
+  try {
+    return await job(slot);
+  } finally {
+    const next = waiters.shift();
+    if (next) next(slot);
+    else free.push(slot);
+  }
 }
 
 function toHistory(messages) {
@@ -153,7 +167,7 @@ async function chat(req, res) {
   });
   const started = process.hrtime.bigint();
   const created = () => new Date().toISOString();
-  await exclusive(async () => {
+  await withSequence(async ({ sequence, session }) => {
     if (abort.signal.aborted) return;
     const before = { input: sequence.tokenMeter.usedInputTokens };
     let firstAt = null;

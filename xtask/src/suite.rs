@@ -61,16 +61,118 @@ fn clippy_wrapper() -> Option<String> {
     works.then(|| "clippy-driver".to_string())
 }
 
+/// The README's second command after setup: each step in its own function, in order.
 pub(crate) fn test(root: &Path) -> Result<()> {
     run_step("cargo fmt --check", {
         let mut c = cargo();
         c.current_dir(root).args(["fmt", "--all", "--check"]);
         c
     })?;
-    // Clippy's lints run while the workspace compiles for the tests (clippy-driver as the
-    // workspace's compiler wrapper), instead of in a `cargo clippy` pass of their own: that
-    // pass checked every dependency a second time, 12–30 minutes of CI on 2 cores.
+    check_docs(root)?;
     let lint = clippy_wrapper();
+    check_eval_sets(root)?;
+    rust_tests(root, &lint)?;
+    // The binaries the end-to-end tests start (vidya, ollama-test-server, vidya-desktop).
+    // Built with the same package selection as `cargo test --workspace`, so the dependencies
+    // it compiled are reused; a `-p` subset would resolve other features and rebuild the
+    // WebKitGTK/Tauri stack (measured: 28 crates again, minutes on CI).
+    run_step("build the binaries the end-to-end tests start", {
+        let mut c = cargo();
+        c.current_dir(root)
+            .args(["build", "--workspace", "--all-targets"]);
+        linted(c, &lint)
+    })?;
+    // The CLI just built, run as a 2009-class CPU (no AVX): nothing may need an instruction
+    // old school laptops lack unless it is chosen at run time (tests/old-cpu/check.sh).
+    let python = model_venv(root, &["pypdfium2==5.15.2".to_string()])?;
+    crate::cpu_baseline::old_cpu(root, &root.join("target/debug/vidya"), &python)?;
+    linux_package(root)?;
+    // Windows: the programs cross-built, the test installer packed with makensis, installed
+    // under Wine and tested there (installers/windows/wine-smoke.sh).
+    crate::windows::run(root, true, "zlib")?;
+    // The release installer is built on Windows by Tauri's bundler: its configuration, the
+    // resources made from the same payload list, and its NSIS hooks are checked here.
+    run_step("check the Windows installer definition", {
+        let mut c = Command::new("bash");
+        c.current_dir(root).arg("installers/windows/check.sh");
+        c
+    })?;
+    end_to_end(root)
+}
+
+/// Every command, path and link of the README and the guides in docs/ still holds
+/// (tests/docs/check_docs.py, against the CLI's and xtask's own definitions).
+fn check_docs(root: &Path) -> Result<()> {
+    run_step(
+        "check the README's and guides' commands, paths and links (tests/docs/check_docs.py)",
+        {
+            let mut c = Command::new(crate::python());
+            c.current_dir(root).arg("tests/docs/check_docs.py");
+            c
+        },
+    )
+}
+
+/// Every later cargo command of the workspace keeps the same compiler wrapper as the tests,
+/// or cargo would compile the workspace's crates once more.
+fn linted(mut c: Command, lint: &Option<String>) -> Command {
+    if let Some(driver) = lint {
+        c.env("RUSTC_WORKSPACE_WRAPPER", driver)
+            .env("CLIPPY_ARGS", CLIPPY_ARGS);
+    }
+    c
+}
+
+/// The realistic eval set's evidence, pages and off-topic key terms, against the books
+/// (pypdfium2: the same PDFium build the app reads PDFs with), when the evaluation data is
+/// there.
+fn check_eval_sets(root: &Path) -> Result<()> {
+    let shared = root.join("../shared/data");
+    let d = std::env::var_os("VIDYA_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or(shared);
+    if !d.is_dir() {
+        println!(
+            "\n== evaluation data not found at {}: the tests that need it pass without checking anything (set VIDYA_SHARED_DATA)",
+            d.display()
+        );
+        return Ok(());
+    }
+    println!(
+        "\n== evaluation data found at {}: the full-book, tricky-PDF and Indic tests run",
+        d.display()
+    );
+    let python = model_venv(root, &["pypdfium2==5.15.2".to_string()])?;
+    let check_set = |extra: &[&str]| {
+        let mut c = Command::new(&python);
+        c.current_dir(root)
+            .arg("tests/eval/check_set.py")
+            .arg("--data")
+            .arg(&d)
+            .args(extra);
+        c
+    };
+    run_step(
+        "check the eval set (tests/eval/check_set.py)",
+        check_set(&[]),
+    )?;
+    // The held-out off-topic questions (never used to choose anything) are checked the same
+    // way, so that each of them is off-topic for both books.
+    run_step(
+        "check the held-out off-topic questions (tests/eval/check_set.py)",
+        check_set(&[
+            "--off-topic",
+            "tests/eval/off_topic_holdout.jsonl",
+            "--no-size-check",
+        ]),
+    )
+}
+
+/// `cargo test --workspace`, clippy's lints as errors: clippy-driver as the workspace's
+/// compiler wrapper while the workspace compiles for the tests, instead of a `cargo clippy`
+/// pass of its own (which checked every dependency a second time, 12-30 minutes of CI on 2
+/// cores).
+fn rust_tests(root: &Path, lint: &Option<String>) -> Result<()> {
     if lint.is_none() {
         run_step("cargo clippy", {
             let mut c = cargo();
@@ -85,49 +187,6 @@ pub(crate) fn test(root: &Path) -> Result<()> {
             c
         })?;
     }
-    // Every later cargo command of the workspace keeps the same wrapper, or cargo would
-    // compile the workspace's crates once more.
-    let linted = |mut c: Command| {
-        if let Some(driver) = &lint {
-            c.env("RUSTC_WORKSPACE_WRAPPER", driver)
-                .env("CLIPPY_ARGS", CLIPPY_ARGS);
-        }
-        c
-    };
-    let shared = root.join("../shared/data");
-    match std::env::var_os("VIDYA_SHARED_DATA").map(PathBuf::from).or(Some(shared)) {
-        Some(d) if d.is_dir() => {
-            println!("\n== evaluation data found at {}: the full-book, tricky-PDF and Indic tests run", d.display());
-            // The realistic eval set's evidence, pages and off-topic key terms, against the
-            // books (pypdfium2: the same PDFium build the app reads PDFs with).
-            let python = model_venv(root, &["pypdfium2==5.15.2".to_string()])?;
-            let check_set = |extra: &[&str]| {
-                let mut c = Command::new(&python);
-                c.current_dir(root)
-                    .arg("tests/eval/check_set.py")
-                    .arg("--data")
-                    .arg(&d)
-                    .args(extra);
-                c
-            };
-            run_step("check the eval set (tests/eval/check_set.py)", check_set(&[]))?;
-            // The held-out off-topic questions (never used to choose anything) are checked the
-            // same way, so that each of them is off-topic for both books.
-            run_step(
-                "check the held-out off-topic questions (tests/eval/check_set.py)",
-                check_set(&[
-                    "--off-topic",
-                    "tests/eval/off_topic_holdout.jsonl",
-                    "--no-size-check",
-                ]),
-            )?;
-        }
-        Some(d) => println!(
-            "\n== evaluation data not found at {}: the tests that need it pass without checking anything (set VIDYA_SHARED_DATA)",
-            d.display()
-        ),
-        None => {}
-    }
     run_step(
         if lint.is_some() {
             "cargo test, with clippy's lints as errors (clippy-driver as the workspace wrapper)"
@@ -137,25 +196,14 @@ pub(crate) fn test(root: &Path) -> Result<()> {
         {
             let mut c = cargo();
             c.current_dir(root).args(["test", "--workspace"]);
-            linted(c)
+            linted(c, lint)
         },
-    )?;
-    // The binaries the end-to-end tests start (vidya, ollama-test-server, vidya-desktop).
-    // Built with the same package selection as `cargo test --workspace`, so the dependencies
-    // it compiled are reused; a `-p` subset would resolve other features and rebuild the
-    // WebKitGTK/Tauri stack (measured: 28 crates again, minutes on CI).
-    run_step("build the binaries the end-to-end tests start", {
-        let mut c = cargo();
-        c.current_dir(root)
-            .args(["build", "--workspace", "--all-targets"]);
-        linted(c)
-    })?;
-    // The CLI just built, run as a 2009-class CPU (no AVX): nothing may need an instruction
-    // old school laptops lack unless it is chosen at run time (tests/old-cpu/check.sh).
-    let python = model_venv(root, &["pypdfium2==5.15.2".to_string()])?;
-    crate::cpu_baseline::old_cpu(root, &root.join("target/debug/vidya"), &python)?;
-    // The Linux package, from the binaries just built: bundled, installed into a scratch root
-    // and run from there with no network (installers/linux/).
+    )
+}
+
+/// The Linux package, from the binaries just built: bundled, installed into a scratch root
+/// and run from there with no network (installers/linux/).
+fn linux_package(root: &Path) -> Result<()> {
     let deb = build_deb(root)?;
     run_step("install the .deb into a scratch root and run it offline", {
         let mut c = Command::new("bash");
@@ -163,17 +211,12 @@ pub(crate) fn test(root: &Path) -> Result<()> {
             .arg("installers/linux/test-deb.sh")
             .arg(&deb);
         c
-    })?;
-    // Windows: the programs cross-built, the test installer packed with makensis, installed
-    // under Wine and tested there (installers/windows/wine-smoke.sh).
-    crate::windows::run(root, true, "zlib")?;
-    // The release installer is built on Windows by Tauri's bundler: its configuration, the
-    // resources made from the same payload list, and its NSIS hooks are checked here.
-    run_step("check the Windows installer definition", {
-        let mut c = Command::new("bash");
-        c.current_dir(root).arg("installers/windows/check.sh");
-        c
-    })?;
+    })
+}
+
+/// The browser and window end-to-end tests (tests/e2e, playwright-core with Debian's
+/// chromium; the window under Xvfb).
+fn end_to_end(root: &Path) -> Result<()> {
     let e2e = root.join("tests/e2e");
     run_step("npm ci (playwright-core)", {
         let mut c = Command::new("npm");

@@ -91,6 +91,9 @@ pub struct Behaviour {
     pub pullable: Vec<(String, u64)>,
     /// Delay between two `/api/pull` progress objects (ms).
     pub pull_chunk_delay_ms: u64,
+    /// Write one answer at a time, as one CPU does: a chat request waits for the one before
+    /// it to end (its tokens delayed, not interleaved).
+    pub serial: bool,
 }
 
 impl Default for Behaviour {
@@ -107,6 +110,7 @@ impl Default for Behaviour {
             garbage_json: false,
             pullable: Vec::new(),
             pull_chunk_delay_ms: 0,
+            serial: false,
         }
     }
 }
@@ -147,6 +151,8 @@ struct Blob {
 
 struct Shared {
     behaviour: Mutex<Behaviour>,
+    /// Held while a chat answer streams, when [`Behaviour::serial`].
+    writing: Arc<tokio::sync::Mutex<()>>,
     calls: Calls,
     last_chat: Mutex<Option<Value>>,
     /// Uploaded blobs by `sha256:<hex>` digest.
@@ -171,6 +177,7 @@ impl TestServer {
     pub fn start_on(behaviour: Behaviour, port: u16) -> Self {
         let shared = Arc::new(Shared {
             behaviour: Mutex::new(behaviour),
+            writing: Arc::new(tokio::sync::Mutex::new(())),
             calls: Calls::default(),
             last_chat: Mutex::new(None),
             blobs: Mutex::new(HashMap::new()),
@@ -440,7 +447,14 @@ async fn chat(State(s): State<Arc<Shared>>, Json(req): Json<Value>) -> Response 
         .into_response();
     }
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<bytes::Bytes, std::io::Error>>(16);
+    let writing = s.writing.clone();
     tokio::spawn(async move {
+        // One answer at a time: held until this answer's stream ends (or its client leaves).
+        let _one = if b.serial {
+            Some(writing.lock_owned().await)
+        } else {
+            None
+        };
         tokio::time::sleep(Duration::from_millis(b.first_token_delay_ms)).await;
         let parts = pieces(&reply);
         for (i, p) in parts.iter().enumerate() {

@@ -36,6 +36,10 @@ struct Args {
     /// Delay between tokens (ms).
     #[arg(long, default_value_t = 20)]
     token_delay_ms: u64,
+    /// Write one answer at a time, as one CPU does (a chat request waits for the one
+    /// before it to end).
+    #[arg(long)]
+    serial: bool,
 }
 
 /// Parses `NAME=BYTES`.
@@ -73,6 +77,7 @@ fn main() {
             rules: a.rules,
             first_token_delay_ms: a.first_token_delay_ms,
             token_delay_ms: a.token_delay_ms,
+            serial: a.serial,
             ..Behaviour::default()
         },
         a.port,

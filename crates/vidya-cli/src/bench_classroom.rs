@@ -13,7 +13,14 @@
 //! came (students whose question went to the model before an earlier one's), one model
 //! call's time (the answers' `generate` timing), and the teacher's answer times beside it
 //! with the number of students' answers the teacher's questions pre-empted (each started again
-//! after the teacher's). Only loopback addresses are used: nothing leaves the machine.
+//! after the teacher's). It ends with one line:
+//! `classroom: students=S servers=K questions=Q answered=A lost=L passages_p50_s=…
+//! passages_p95_s=… first_word_p50_s=… first_word_p95_s=… answers_per_min=…`, where the
+//! passages time is from sending a question to the textbook's answer shown (the `sources`
+//! event with its quotes, or the whole answer when it needs no model), the first word is the
+//! tutor's first checked word (or the whole answer), and K is the number of answer machines
+//! the server's `/health` reports. Only loopback addresses are used: nothing leaves the
+//! machine.
 
 use anyhow::{bail, Result};
 use std::net::{IpAddr, Ipv4Addr};
@@ -64,6 +71,8 @@ const DEFAULT_QUESTIONS: &[&str] = &[
 #[derive(Debug, Clone)]
 struct Asked {
     sent: Instant,
+    /// The textbook's answer shown: the `sources` event with quotes, or the answer.
+    passages: Option<Instant>,
     first: Option<Instant>,
     done: Instant,
     outcome: Outcome,
@@ -92,6 +101,7 @@ fn device(ip: IpAddr) -> Result<reqwest::Client> {
 async fn ask(http: &reqwest::Client, url: &str, question: &str) -> Asked {
     let sent = Instant::now();
     let (mut first, mut outcome, mut conversation) = (None, Outcome::Lost, None);
+    let mut passages: Option<Instant> = None;
     let (mut restarts, mut generate_ms) = (0, None);
     let res = http
         .post(format!("{url}/api/ask"))
@@ -113,6 +123,9 @@ async fn ask(http: &reqwest::Client, url: &str, question: &str) -> Asked {
                         .find_map(|l| l.strip_prefix("event: "))
                         .unwrap_or("");
                     match name {
+                        "sources" => {
+                            passages.get_or_insert_with(Instant::now);
+                        }
                         "token" => {
                             first.get_or_insert_with(Instant::now);
                         }
@@ -124,6 +137,7 @@ async fn ask(http: &reqwest::Client, url: &str, question: &str) -> Asked {
                         }
                         "answer" => {
                             first.get_or_insert_with(Instant::now);
+                            passages.get_or_insert_with(Instant::now);
                             outcome = Outcome::Answered;
                             let data = block
                                 .lines()
@@ -147,6 +161,7 @@ async fn ask(http: &reqwest::Client, url: &str, question: &str) -> Asked {
     }
     Asked {
         sent,
+        passages,
         first,
         done: Instant::now(),
         outcome,
@@ -207,7 +222,19 @@ pub fn run(args: ClassroomArgs) -> Result<std::process::ExitCode> {
         }
         let teacher_ms = teacher.await.unwrap_or_default();
         let log = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        print_figures(&args, &url, &log, lost_conversations, &teacher_ms)?;
+        let servers = reqwest::get(format!("{url}/health"))
+            .await
+            .ok()
+            .map(|r| r.json::<serde_json::Value>())
+            .map(|f| async move { f.await.ok() });
+        let servers = match servers {
+            Some(f) => f
+                .await
+                .and_then(|h| h["answer_machines"].as_u64())
+                .unwrap_or(1) as usize,
+            None => 1,
+        };
+        print_figures(&args, &url, &log, lost_conversations, &teacher_ms, servers)?;
         Ok(std::process::ExitCode::SUCCESS)
     })
 }
@@ -334,6 +361,7 @@ fn print_figures(
     log: &[(usize, Asked)],
     lost_conversations: usize,
     teacher_ms: &[f64],
+    servers: usize,
 ) -> Result<()> {
     let count = |o: Outcome| log.iter().filter(|(_, a)| a.outcome == o).count();
     let waits: Vec<f64> = log
@@ -378,6 +406,36 @@ fn print_figures(
         quantile(teacher_ms, 0.5),
         teacher_ms.iter().copied().fold(0.0, f64::max),
         log.iter().map(|(_, a)| a.restarts).sum::<usize>()
+    ))?;
+    let passages: Vec<f64> = log
+        .iter()
+        .filter_map(|(_, a)| a.passages.map(|p| (p - a.sent).as_secs_f64()))
+        .collect();
+    let firsts: Vec<f64> = waits.iter().map(|ms| ms / 1e3).collect();
+    let s = |v: f64| format!("{v:.2}");
+    // Answers per minute over the time the class was answered: from the first question to the
+    // last answer (the questions asked just before the end are answered after it).
+    let start = log.iter().map(|(_, a)| a.sent).min();
+    let last = log
+        .iter()
+        .filter(|(_, a)| a.outcome == Outcome::Answered)
+        .map(|(_, a)| a.done)
+        .max();
+    let minutes = match (start, last) {
+        (Some(a), Some(b)) if b > a => (b - a).as_secs_f64() / 60.0,
+        _ => args.minutes,
+    };
+    crate::output::line(format!(
+        "classroom: students={} servers={servers} questions={} answered={} lost={} passages_p50_s={} passages_p95_s={} first_word_p50_s={} first_word_p95_s={} answers_per_min={:.2}",
+        args.students,
+        log.len(),
+        count(Outcome::Answered),
+        count(Outcome::Lost),
+        s(quantile(&passages, 0.5)),
+        s(quantile(&passages, 0.95)),
+        s(quantile(&firsts, 0.5)),
+        s(quantile(&firsts, 0.95)),
+        count(Outcome::Answered) as f64 / minutes.max(1e-9)
     ))?;
     Ok(())
 }

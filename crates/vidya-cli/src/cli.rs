@@ -167,9 +167,10 @@ pub(crate) enum Command {
         #[arg(long, env = "VIDYA_MODEL", value_parser = clap::builder::NonEmptyStringValueParser::new())]
         model: Option<String>,
         /// Ollama address (default: the Settings screen's, else OLLAMA_HOST, else
-        /// http://127.0.0.1:11434).
-        #[arg(long)]
-        ollama: Option<String>,
+        /// http://127.0.0.1:11434). Give it again for each more machine that writes answers
+        /// (classroom: the lab's laptops running Ollama; Settings → Classroom lists more).
+        #[arg(long, value_name = "URL")]
+        ollama: Vec<String>,
         /// Store uploaded books for word search only (no dense vectors; faster).
         #[arg(long)]
         no_embed: bool,

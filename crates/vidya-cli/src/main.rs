@@ -123,8 +123,9 @@ fn run(command: Command, library: PathBuf) -> Result<ExitCode> {
                 port,
             ),
             vidya_core::app::LlmOverrides {
-                host: ollama,
+                host: ollama.first().cloned(),
                 model,
+                extra_hosts: ollama.iter().skip(1).cloned().collect(),
             },
             !no_embed,
             classroom,

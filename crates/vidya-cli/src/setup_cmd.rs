@@ -161,6 +161,7 @@ pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
         LlmOverrides {
             host: a.host.clone(),
             model: None,
+            extra_hosts: Vec::new(),
         },
     )?;
     let (actions, mut failed) = run_actions(&app, &a, &s);

@@ -19,6 +19,7 @@ fn app_at(lib: &Path, host: &str) -> App {
         LlmOverrides {
             host: Some(host.to_string()),
             model: None,
+            extra_hosts: Vec::new(),
         },
     )
     .unwrap()

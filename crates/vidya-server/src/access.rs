@@ -1,10 +1,13 @@
 //! Who may call each route of `vidya serve`, checked before any handler runs.
 //!
 //! Two roles ([`Role`]):
-//! - **teacher**: requests from this machine itself (peer 127.0.0.1, ::1, or one of this
-//!   machine's own network addresses), or from another device after the teacher PIN
-//!   (`POST /api/teacher`; the PIN is set on the laptop's Settings screen). Library changes, settings, setup, the dashboard, every
-//!   conversation and the classroom controls are the teacher's alone.
+//! - **teacher**: requests from this machine itself (peer 127.0.0.1, ::1, or one of the
+//!   network addresses this machine holds now: read again every [`OWN_ADDRESSES_S`] seconds,
+//!   so an address the laptop gave up is a student's device's once it gets it), or from
+//!   another device after the teacher PIN (`POST /api/teacher`; the PIN is set on the laptop's
+//!   Settings screen). Library changes, settings, setup, the dashboard, every conversation and
+//!   the classroom controls are the teacher's alone; naming files on the laptop's disk (an
+//!   ingest by path, a model import) is the laptop's alone: another device uploads.
 //! - **student**: a device that joined the class with the six-digit join code
 //!   (`POST /api/join`); it holds an HttpOnly, SameSite=Strict session cookie and may ask,
 //!   follow up, read and delete its own conversations and see the cited page images. Nothing
@@ -14,7 +17,9 @@
 //! route up before the handler runs and refuses a route that is not declared (fail closed).
 //! Wrong join codes and PINs are counted per address: after [`MAX_TRIES`] the address waits
 //! [`FIRST_LOCKOUT_S`] seconds, doubling with each further wrong code up to
-//! [`MAX_LOCKOUT_S`] (a wait, never a permanent ban). Students exist only in classroom mode
+//! [`MAX_LOCKOUT_S`] (a wait, never a permanent ban); other addresses are not affected. A
+//! session (a student's, or the teacher's after the PIN) holds for the address it was made
+//! on only: its cookie sent from another address is nobody's. Students exist only in classroom mode
 //! (`vidya serve --classroom`); without it the server listens on loopback alone and a request
 //! from anywhere but this machine's loopback is anonymous.
 
@@ -36,21 +41,26 @@ pub const MAX_TRIES: u32 = 5;
 pub const FIRST_LOCKOUT_S: u64 = 30;
 /// The longest wait (seconds).
 pub const MAX_LOCKOUT_S: u64 = 15 * 60;
-/// Wrong teacher PINs all devices together may send before PIN sign-in waits: the wait
-/// starts at [`FIRST_LOCKOUT_S`] and doubles with each further wrong PIN, up to
-/// [`MAX_LOCKOUT_S`] (the laptop itself needs no PIN). The count starts again after an hour
-/// without a wrong PIN.
+/// Wrong teacher PINs all devices together may send before each device is allowed one wrong
+/// PIN only (instead of [`MAX_TRIES`]) before it waits: many addresses must not mean many
+/// guesses, yet a device that types the right PIN (the teacher's tablet) is never kept out by
+/// other devices' guesses. The count starts again after an hour without a wrong PIN.
 pub const MAX_PIN_TRIES_ALL: u32 = 20;
 /// Questions one device (address) may send per minute.
 pub const QUESTIONS_PER_MINUTE: usize = 10;
+/// Seconds this machine's own network addresses are used after they were read; then they are
+/// read again, so an address the laptop gave up (a DHCP change) stops being the laptop's.
+pub const OWN_ADDRESSES_S: u64 = 2;
 /// Name of the session cookie.
 pub const COOKIE: &str = "vidya_session";
 /// Longest device name a student may type (characters).
 pub const MAX_NAME_CHARS: usize = 40;
-/// Sessions one device address may hold: joining once more ends its least recently used
-/// (a browser that lost its cookie joins again; a script cannot pile sessions up).
-pub const SESSIONS_PER_ADDRESS: usize = 2;
-/// Devices one class may have at once (a computer lab, or two classes together, with room).
+/// Sessions (seats of the class) one device address may hold: joining once more ends its
+/// earlier one (a browser that lost its cookie joins again), so a few devices cannot fill
+/// the class.
+pub const SESSIONS_PER_ADDRESS: usize = 1;
+/// Devices one class may have at once (a computer lab, or two classes together, with room):
+/// one seat each ([`SESSIONS_PER_ADDRESS`]).
 pub const MAX_STUDENTS: usize = 250;
 /// A session unused this long ends (seconds): longer than any lesson, shorter than a night.
 pub const SESSION_IDLE_S: u64 = 4 * 3600;
@@ -72,6 +82,25 @@ pub enum Caller {
     Anonymous,
 }
 
+/// Where a request comes from, as [`guard`] found out (put in the request's extensions beside
+/// the [`Caller`]): the laptop itself, or another device (a PIN teacher is another device).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer {
+    /// The peer's address (`None` when the connection's address is unknown).
+    pub ip: Option<IpAddr>,
+    /// The request comes from this machine itself.
+    pub laptop: bool,
+}
+
+/// The teacher's session on another device (after the PIN).
+#[derive(Debug)]
+struct TeacherSession {
+    /// The address it was made on: the only one it holds for.
+    ip: IpAddr,
+    /// Its last request.
+    seen: Instant,
+}
+
 /// A joined student's device.
 #[derive(Debug)]
 struct Student {
@@ -82,7 +111,6 @@ struct Student {
     /// Its last request.
     seen: Instant,
     conversations: HashSet<i64>,
-    asking: bool,
     questions: u32,
 }
 
@@ -98,23 +126,57 @@ struct Failures {
 struct Inner {
     code: Option<String>,
     students: HashMap<String, Student>,
-    /// Sessions of the teacher on another device (after the teacher PIN), with their last
-    /// request.
-    teachers: HashMap<String, Instant>,
+    /// Sessions of the teacher on another device (after the teacher PIN).
+    teachers: HashMap<String, TeacherSession>,
     failures: HashMap<IpAddr, Failures>,
+    /// The questions in flight: the session that asked each, and its address (kept when the
+    /// session ends meanwhile, so joining again is no second question in flight).
+    in_flight: HashMap<String, IpAddr>,
     /// When each address asked its questions of the last minute (kept when its sessions end,
     /// so joining again does not start the count again).
     asked: HashMap<IpAddr, VecDeque<Instant>>,
-    /// Wrong teacher PINs from all devices together (many addresses must not mean many
-    /// guesses).
+    /// Wrong teacher PINs from all devices together ([`MAX_PIN_TRIES_ALL`]): never a lockout
+    /// of its own, only fewer tries for each device.
     pin_failures: Failures,
+}
+
+/// This machine's own network addresses, read again once [`OWN_ADDRESSES_S`] old.
+struct OwnAddresses {
+    read: Box<dyn Fn() -> Vec<IpAddr> + Send + Sync>,
+    /// The last read and when it was made.
+    seen: Mutex<Option<(Instant, Vec<IpAddr>)>>,
+}
+
+impl std::fmt::Debug for OwnAddresses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        f.debug_struct("OwnAddresses")
+            .field("seen", &*seen)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OwnAddresses {
+    /// True when `ip` is one of the addresses held at `now` (read again when the last read is
+    /// [`OWN_ADDRESSES_S`] old, or from before `now`'s clock).
+    fn holds(&self, ip: IpAddr, now: Instant) -> bool {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let fresh = seen.as_ref().is_some_and(|(at, _)| {
+            now.checked_duration_since(*at)
+                .is_some_and(|age| age < Duration::from_secs(OWN_ADDRESSES_S))
+        });
+        if !fresh {
+            *seen = Some((now, (self.read)()));
+        }
+        seen.as_ref().is_some_and(|(_, list)| list.contains(&ip))
+    }
 }
 
 /// The access state of one server: classroom mode, join code, student sessions, lockouts.
 #[derive(Debug)]
 pub struct Access {
     classroom: bool,
-    own: Vec<IpAddr>,
+    own: OwnAddresses,
     /// The address the server listens on (set once the socket is bound).
     listening: std::sync::OnceLock<SocketAddr>,
     inner: Mutex<Inner>,
@@ -184,7 +246,7 @@ fn idle(seen: Instant, now: Instant) -> bool {
 /// Ends the sessions left idle ([`SESSION_IDLE_S`]).
 fn sweep(inner: &mut Inner, now: Instant) {
     inner.students.retain(|_, s| !idle(s.seen, now));
-    inner.teachers.retain(|_, seen| !idle(*seen, now));
+    inner.teachers.retain(|_, t| !idle(t.seen, now));
     // Wrong codes are remembered while they matter: a day without one forgets them.
     inner.failures.retain(|_, f| {
         f.last
@@ -192,52 +254,51 @@ fn sweep(inner: &mut Inner, now: Instant) {
     });
 }
 
+/// What a locked-out device was typing: the class code or the teacher PIN (the refusal says
+/// what to do next).
+#[derive(Clone, Copy)]
+enum Typing {
+    Code,
+    Pin,
+}
+
 /// The refusal for an address that sent too many wrong codes or PINs, while it must wait.
-fn locked(inner: &mut Inner, ip: IpAddr, now: Instant) -> Option<Response> {
+fn locked(inner: &mut Inner, ip: IpAddr, now: Instant, typing: Typing) -> Option<Response> {
     let until = inner.failures.get(&ip)?.until.filter(|u| *u > now)?;
     let wait = (until - now).as_secs() + 1;
+    let next = match typing {
+        Typing::Code => "then type the code on your teacher's screen",
+        Typing::Pin => "then type the PIN again (other devices are not affected; the laptop itself needs no PIN)",
+    };
     Some(refuse(
         StatusCode::TOO_MANY_REQUESTS,
         "locked",
-        format!("too many wrong codes or PINs from this device: wait {wait} s, then type the code on your teacher's screen"),
+        format!("too many wrong codes or PINs from this device: wait {wait} s, {next}"),
     ))
 }
 
-/// The refusal while PIN sign-in waits for everyone ([`MAX_PIN_TRIES_ALL`]).
-fn pin_locked(inner: &Inner, now: Instant) -> Option<Response> {
-    let until = inner.pin_failures.until.filter(|u| *u > now)?;
-    let wait = (until - now).as_secs() + 1;
-    Some(refuse(
-        StatusCode::TOO_MANY_REQUESTS,
-        "locked",
-        format!("too many wrong teacher PINs were typed: wait {wait} s, or use Vidya on the laptop itself, which needs no PIN"),
-    ))
-}
-
-/// Counts a wrong PIN for all devices together ([`MAX_PIN_TRIES_ALL`]).
-fn pin_failed(inner: &mut Inner, now: Instant) {
+/// Counts a wrong PIN for all devices together ([`MAX_PIN_TRIES_ALL`]); true when so many
+/// were typed in the last hour that each device gets one try only.
+fn pin_failed(inner: &mut Inner, now: Instant) -> bool {
     let f = &mut inner.pin_failures;
     if f.last
         .is_some_and(|t| now.duration_since(t) > Duration::from_secs(3600))
     {
         *f = Failures::default();
     }
+    let many = f.wrong >= MAX_PIN_TRIES_ALL;
     f.wrong += 1;
     f.last = Some(now);
-    if f.wrong >= MAX_PIN_TRIES_ALL {
-        let doublings = (f.wrong - MAX_PIN_TRIES_ALL).min(10);
-        f.until =
-            Some(now + Duration::from_secs((FIRST_LOCKOUT_S << doublings).min(MAX_LOCKOUT_S)));
-    }
+    many
 }
 
-/// Counts a wrong code or PIN from `ip`; from the [`MAX_TRIES`]th on, the address waits.
-fn failed(inner: &mut Inner, ip: IpAddr, now: Instant) {
+/// Counts a wrong code or PIN from `ip`; from the `tries`th on, the address waits.
+fn failed(inner: &mut Inner, ip: IpAddr, now: Instant, tries: u32) {
     let f = inner.failures.entry(ip).or_default();
     f.wrong += 1;
     f.last = Some(now);
-    if f.wrong >= MAX_TRIES {
-        let doublings = (f.wrong - MAX_TRIES).min(10);
+    if f.wrong >= tries {
+        let doublings = (f.wrong - tries).min(10);
         let secs = (FIRST_LOCKOUT_S << doublings).min(MAX_LOCKOUT_S);
         f.until = Some(now + Duration::from_secs(secs));
     }
@@ -245,11 +306,24 @@ fn failed(inner: &mut Inner, ip: IpAddr, now: Instant) {
 
 impl Access {
     /// Access for a server; `classroom` starts a class (a fresh join code). `own` are this
-    /// machine's network addresses (requests from them are the teacher's).
+    /// machine's network addresses (requests from them are the teacher's), fixed (tests;
+    /// [`Access::reading`] follows the addresses the machine holds).
     pub fn new(classroom: bool, own: Vec<IpAddr>) -> Self {
+        Self::reading(classroom, move || own.clone())
+    }
+
+    /// Access for a server whose own network addresses `read` returns: read when first
+    /// needed and again once [`OWN_ADDRESSES_S`] old.
+    pub fn reading(
+        classroom: bool,
+        read: impl Fn() -> Vec<IpAddr> + Send + Sync + 'static,
+    ) -> Self {
         Self {
             classroom,
-            own,
+            own: OwnAddresses {
+                read: Box::new(read),
+                seen: Mutex::new(None),
+            },
             listening: std::sync::OnceLock::new(),
             inner: Mutex::new(Inner {
                 code: classroom.then(new_code),
@@ -306,39 +380,69 @@ impl Access {
         self.lock().students.values().any(|s| s.ip == ip)
     }
 
-    /// True when `ip` is this machine.
+    /// True when `ip` is this machine: loopback, or a network address it holds now.
     pub fn is_local(&self, ip: IpAddr) -> bool {
+        self.is_local_at(ip, Instant::now())
+    }
+
+    /// [`Access::is_local`] at `now` (the own addresses are read again when
+    /// [`OWN_ADDRESSES_S`] old).
+    pub fn is_local_at(&self, ip: IpAddr, now: Instant) -> bool {
         let ip = match ip {
             IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
             v4 => v4,
         };
         ip == IpAddr::from([127, 0, 0, 1])
             || ip == IpAddr::from(std::net::Ipv6Addr::LOCALHOST)
-            || self.own.contains(&ip)
+            || self.own.holds(ip, now)
     }
 
-    /// Who sent a request from `peer` with these cookies.
+    /// Who sent a request from `peer` with these cookies. A session's cookie counts only
+    /// from the address the session was made on.
     pub fn caller(&self, peer: Option<IpAddr>, jar: &CookieJar) -> Caller {
-        if peer.is_some_and(|ip| self.is_local(ip)) {
-            return Caller::Teacher;
-        }
-        let Some(c) = jar.get(COOKIE) else {
-            return Caller::Anonymous;
-        };
-        self.caller_at(c.value(), Instant::now())
+        self.caller_and_peer(peer, jar).0
     }
 
-    /// Who holds session `token` at `now` (a session idle too long ends here). Its use
-    /// counts as activity.
-    fn caller_at(&self, token: &str, now: Instant) -> Caller {
+    /// [`Access::caller`], and where the request comes from.
+    pub fn caller_and_peer(&self, peer: Option<IpAddr>, jar: &CookieJar) -> (Caller, Peer) {
+        let now = Instant::now();
+        if peer.is_some_and(|ip| self.is_local_at(ip, now)) {
+            return (
+                Caller::Teacher,
+                Peer {
+                    ip: peer,
+                    laptop: true,
+                },
+            );
+        }
+        let from = Peer {
+            ip: peer,
+            laptop: false,
+        };
+        let (Some(c), Some(ip)) = (jar.get(COOKIE), peer) else {
+            return (Caller::Anonymous, from);
+        };
+        (self.caller_at(c.value(), ip, now), from)
+    }
+
+    /// Who holds session `token` from `ip` at `now`: nobody when the session was made on
+    /// another address (it stays its own device's), or was idle too long (then it ends
+    /// here). Its use counts as activity.
+    fn caller_at(&self, token: &str, ip: IpAddr, now: Instant) -> Caller {
         let mut inner = self.lock();
-        if let Some(seen) = inner.teachers.get_mut(token) {
-            if !idle(*seen, now) {
-                *seen = now;
+        if let Some(t) = inner.teachers.get_mut(token) {
+            if t.ip != ip {
+                return Caller::Anonymous;
+            }
+            if !idle(t.seen, now) {
+                t.seen = now;
                 return Caller::Teacher;
             }
             inner.teachers.remove(token);
         } else if let Some(s) = inner.students.get_mut(token) {
+            if s.ip != ip {
+                return Caller::Anonymous;
+            }
             if !idle(s.seen, now) {
                 s.seen = now;
                 return Caller::Student(token.to_string());
@@ -348,10 +452,11 @@ impl Access {
         Caller::Anonymous
     }
 
-    /// The teacher signs in from another device: `check` is the PIN check, run only when
-    /// neither the address nor PIN sign-in as a whole ([`MAX_PIN_TRIES_ALL`]) is locked out.
-    /// Returns the session token. Errors (already a response): locked out (429), wrong PIN
-    /// (403).
+    /// The teacher signs in from another device: `check` is the PIN check, run only when the
+    /// address is not locked out (after [`MAX_TRIES`] wrong codes or PINs; after one wrong PIN
+    /// once all devices together typed [`MAX_PIN_TRIES_ALL`] wrong ones within the hour).
+    /// Other addresses' wrong PINs never keep this one out. Returns the session token, which
+    /// holds for `ip` only. Errors (already a response): locked out (429), wrong PIN (403).
     #[allow(clippy::result_large_err)]
     pub fn teacher_login(
         &self,
@@ -363,11 +468,15 @@ impl Access {
             // Counted as wrong before the (slow) check runs, under the same lock as the
             // lockout test: guesses sent at once cannot all pass the lockout together.
             let mut inner = self.lock();
-            if let Some(refused) = locked(&mut inner, ip, now).or_else(|| pin_locked(&inner, now)) {
+            if let Some(refused) = locked(&mut inner, ip, now, Typing::Pin) {
                 return Err(refused);
             }
-            failed(&mut inner, ip, now);
-            pin_failed(&mut inner, now);
+            let tries = if pin_failed(&mut inner, now) {
+                1
+            } else {
+                MAX_TRIES
+            };
+            failed(&mut inner, ip, now, tries);
         }
         if !check() {
             return Err(refuse(
@@ -382,7 +491,9 @@ impl Access {
         inner.pin_failures.wrong = inner.pin_failures.wrong.saturating_sub(1);
         let token = new_token();
         sweep(&mut inner, now);
-        inner.teachers.insert(token.clone(), now);
+        inner
+            .teachers
+            .insert(token.clone(), TeacherSession { ip, seen: now });
         Ok(token)
     }
 
@@ -391,9 +502,9 @@ impl Access {
         self.lock().teachers.clear();
     }
 
-    /// Joins the class from `ip` with `code` as the device `name`. Returns the session token.
-    /// An address holds at most [`SESSIONS_PER_ADDRESS`] sessions: joining once more ends
-    /// its least recently used one. Errors (already a response): no class (404), locked out
+    /// Joins the class from `ip` with `code` as the device `name`. Returns the session token,
+    /// which holds for `ip` only. An address holds at most [`SESSIONS_PER_ADDRESS`] sessions
+    /// (seats): joining once more ends its least recently used one. Errors (already a response): no class (404), locked out
     /// (429, with the wait), wrong code (403), no name (400), [`MAX_STUDENTS`] devices
     /// joined already (503).
     #[allow(clippy::result_large_err)]
@@ -417,11 +528,11 @@ impl Access {
                 "no class is running: ask your teacher to start the class in Vidya",
             ));
         };
-        if let Some(refused) = locked(&mut inner, ip, now) {
+        if let Some(refused) = locked(&mut inner, ip, now, Typing::Code) {
             return Err(refused);
         }
         if code.trim() != right {
-            failed(&mut inner, ip, now);
+            failed(&mut inner, ip, now, MAX_TRIES);
             return Err(refuse(
                 StatusCode::FORBIDDEN,
                 "wrong_code",
@@ -465,7 +576,6 @@ impl Access {
                 joined: now,
                 seen: now,
                 conversations: HashSet::new(),
-                asking: false,
                 questions: 0,
             },
         );
@@ -505,7 +615,7 @@ impl Access {
         };
         let ip = s.ip;
         // Counted per address, over all its sessions: joining again is no way round them.
-        if inner.students.values().any(|s| s.ip == ip && s.asking) {
+        if inner.in_flight.values().any(|asking| *asking == ip) {
             return Err(refuse(
                 StatusCode::TOO_MANY_REQUESTS,
                 "one_at_a_time",
@@ -527,16 +637,17 @@ impl Access {
             ));
         }
         asked.push_back(now);
+        inner.in_flight.insert(token.to_string(), ip);
         let s = inner.students.get_mut(token).expect("looked up above");
-        s.asking = true;
         s.questions += 1;
         Ok(())
     }
 
     /// Ends a student's question; records the conversation it belongs to as theirs.
     pub fn end_question(&self, token: &str, conversation: Option<i64>) {
-        if let Some(s) = self.lock().students.get_mut(token) {
-            s.asking = false;
+        let mut inner = self.lock();
+        inner.in_flight.remove(token);
+        if let Some(s) = inner.students.get_mut(token) {
             s.conversations.extend(conversation);
         }
     }

@@ -41,7 +41,8 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// `POST /api/ask` (see the crate docs).
+/// `POST /api/ask` (see the crate docs): checks the request and the caller's right to ask,
+/// then answers it whole ([`answer_whole`]) or as an event stream ([`answer_streamed`]).
 pub async fn ask(
     State(app): State<Arc<App>>,
     Extension(access): Extension<Arc<Access>>,
@@ -67,41 +68,66 @@ pub async fn ask(
         token,
         conversation: req.conversation,
     };
-    let teacher = matches!(caller, Caller::Teacher);
-    let student = matches!(caller, Caller::Student(_));
-    if !req.stream.unwrap_or(true) {
-        // The client hung up (hyper drops this future): the question leaves the queue, or
-        // the model stops mid-answer.
-        let cancel = Arc::new(AtomicBool::new(false));
-        let _hung_up = CancelOnDrop(cancel.clone());
-        let answer = blocking(move || {
-            let mut flight = flight;
-            let answer = app.ask_with(
-                &req,
-                &mut |_| {},
-                AskControl {
-                    teacher,
-                    on_queue: &mut |_| {},
-                    cancel: Some(cancel),
-                    on_sources: &mut |_, _| {},
-                    // Nothing was sent yet: the answer is simply written again.
-                    on_restart: &mut || {},
-                },
-            )?;
-            flight.conversation = answer.conversation_id.or(flight.conversation);
-            Ok(answer)
-        })
-        .await?;
-        let answer = if student {
-            crate::student_view::answer(answer)
-        } else {
-            answer
-        };
-        return Ok(Json(answer).into_response());
+    let who = Who {
+        teacher: matches!(caller, Caller::Teacher),
+        student: matches!(caller, Caller::Student(_)),
+    };
+    if req.stream.unwrap_or(true) {
+        Ok(answer_streamed(app, req, flight, who))
+    } else {
+        answer_whole(app, req, flight, who).await
     }
+}
+
+/// Who asks: the teacher (ahead of every student in the queue) or a student (whose answer is
+/// shown as [`crate::student_view`] allows).
+#[derive(Clone, Copy)]
+struct Who {
+    teacher: bool,
+    student: bool,
+}
+
+/// `"stream": false`: the answer as one JSON object. The client hanging up (hyper drops this
+/// future) takes the question out of the queue, or stops the model mid-answer.
+async fn answer_whole(
+    app: Arc<App>,
+    req: AskRequest,
+    flight: InFlight,
+    who: Who,
+) -> Result<Response, ApiError> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let _hung_up = CancelOnDrop(cancel.clone());
+    let answer = blocking(move || {
+        let mut flight = flight;
+        let answer = app.ask_with(
+            &req,
+            &mut |_| {},
+            AskControl {
+                teacher: who.teacher,
+                on_queue: &mut |_| {},
+                cancel: Some(cancel),
+                on_sources: &mut |_, _| {},
+                // Nothing was sent yet: the answer is simply written again.
+                on_restart: &mut || {},
+            },
+        )?;
+        flight.conversation = answer.conversation_id.or(flight.conversation);
+        Ok(answer)
+    })
+    .await?;
+    let answer = if who.student {
+        crate::student_view::answer(answer)
+    } else {
+        answer
+    };
+    Ok(Json(answer).into_response())
+}
+
+/// The answer as an event stream: `sources` (with the quotes to show at once), `queued`,
+/// `token`, `restart`, then `answer` or `error`. Closing the stream (the page closed, the
+/// student pressed Cancel) takes the question out of the queue or stops the model.
+fn answer_streamed(app: Arc<App>, req: AskRequest, flight: InFlight, who: Who) -> Response {
     let (tx, rx) = mpsc::unbounded_channel::<Event>();
-    // The page closed or the student pressed Cancel: the question leaves the queue, or the
-    // model stops mid-answer.
     let cancel = Arc::new(AtomicBool::new(false));
     // Dropped when the answer is done, so the watcher lets go of its sender and the stream
     // can end.
@@ -118,29 +144,24 @@ pub async fn ask(
     tokio::task::spawn_blocking(move || {
         let _done = done_tx;
         let mut flight = flight;
-        let token_tx = tx.clone();
-        let mut on_token = move |t: &str| {
-            let _ = token_tx.send(event(&AskEvent::Token {
+        let send = |e: AskEvent| {
+            let _ = tx.send(event(&e));
+        };
+        let mut on_token = |t: &str| {
+            send(AskEvent::Token {
                 text: t.to_string(),
-            }));
+            })
         };
-        let queue_tx = tx.clone();
-        let mut on_queue = move |ahead: usize| {
-            let _ = queue_tx.send(event(&AskEvent::Queued { ahead }));
-        };
-        let sources_tx = tx.clone();
-        let mut on_sources = move |c: &[vidya_core::answer::Citation], quotes: Option<&str>| {
-            let _ = sources_tx.send(event(&AskEvent::Sources {
+        let mut on_queue = |ahead: usize| send(AskEvent::Queued { ahead });
+        let mut on_sources = |c: &[vidya_core::answer::Citation], quotes: Option<&str>| {
+            send(AskEvent::Sources {
                 citations: c.to_vec(),
                 quotes: quotes.map(str::to_string),
-            }));
+            })
         };
-        let restart_tx = tx.clone();
-        let mut on_restart = move || {
-            let _ = restart_tx.send(event(&AskEvent::Restart));
-        };
+        let mut on_restart = || send(AskEvent::Restart);
         let ctl = AskControl {
-            teacher,
+            teacher: who.teacher,
             on_queue: &mut on_queue,
             cancel: Some(cancel),
             on_sources: &mut on_sources,
@@ -149,13 +170,13 @@ pub async fn ask(
         let last = match app.ask_with(&req, &mut on_token, ctl) {
             Ok(a) => {
                 flight.conversation = a.conversation_id.or(flight.conversation);
-                AskEvent::Answer(Box::new(if student {
+                AskEvent::Answer(Box::new(if who.student {
                     crate::student_view::answer(a)
                 } else {
                     a
                 }))
             }
-            Err(e) if student => {
+            Err(e) if who.student => {
                 AskEvent::Error(crate::student_view::error_body(ErrorBody::from(&e)))
             }
             Err(e) => AskEvent::Error(ErrorBody::from(&e)),
@@ -163,7 +184,7 @@ pub async fn ask(
         // The question ends (its conversation recorded as the student's) before the page
         // hears of it: a page that opens the conversation at once finds it.
         drop(flight);
-        let _ = tx.send(event(&last));
+        send(last);
     });
-    Ok(sse(rx))
+    sse(rx)
 }

@@ -1,9 +1,10 @@
 //! Adding books: `POST /api/ingest` (an uploaded file, or paths on this machine), its
 //! cancellation, and `POST /api/books/{id}/reindex`; each an event stream of progress.
 
+use crate::access::Peer;
 use crate::{bad_request, blocking, event_stream, json_body, ApiError};
 use axum::body::Bytes;
-use axum::extract::{Path as UrlPath, Query, State};
+use axum::extract::{Extension, Path as UrlPath, Query, State};
 use axum::http::{header, HeaderMap};
 use axum::response::Response;
 use axum::Json;
@@ -29,9 +30,22 @@ pub struct IngestPaths {
     title: Option<String>,
 }
 
-/// `POST /api/ingest` (see the crate docs).
+/// The refusal of a file named by its path on this machine to another device (the teacher
+/// after the PIN): only the laptop itself may name its own files, or a student could read
+/// any of them through the answers once it is a book.
+pub(crate) fn laptop_paths_only() -> Response {
+    crate::access::refuse(
+        axum::http::StatusCode::FORBIDDEN,
+        "forbidden",
+        "only the laptop that runs Vidya can add a file by its path on the laptop: from this device, upload the file instead (drop it on the Library screen)",
+    )
+}
+
+/// `POST /api/ingest` (see the crate docs). A path on this machine is the laptop's alone to
+/// name ([`laptop_paths_only`]); another device uploads.
 pub async fn ingest(
     State(app): State<Arc<App>>,
+    Extension(peer): Extension<Peer>,
     Query(q): Query<IngestQuery>,
     headers: HeaderMap,
     body: Bytes,
@@ -41,6 +55,9 @@ pub async fn ingest(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     if is_json {
+        if !peer.laptop {
+            return Ok(laptop_paths_only());
+        }
         let req: IngestPaths = json_body(&body, r#"{"paths": ["/path/to/book.pdf"]}"#)?;
         if req.paths.is_empty() {
             return Err(bad_request(

@@ -29,7 +29,9 @@
 //! - `GET /api/conversations`, `GET /api/conversations/{id}` (its turns),
 //!   `DELETE /api/conversations/{id}`.
 //! - `POST /api/page-image`, body `{"book_id", "page", "highlight"?: [str], "width"?: px}` →
-//!   `image/png` of the cited page with the quoted sentences highlighted.
+//!   `image/png` of the cited page with the quoted sentences highlighted; each picture drawn
+//!   once and kept, and other devices limited in how many new ones they have drawn
+//!   ([`page_route`]: 429 with `Retry-After`).
 //! - The first-run wizard: `GET /api/setup` → the setup report (bundled files, memory and
 //!   disk, Ollama's state, models, `.gguf` files found, the sample chapter);
 //!   `POST /api/setup/ollama/start` → Ollama's state once it answers (503 with the error
@@ -56,7 +58,8 @@
 //! by default: only this machine can reach it, and another address is refused unless
 //! classroom mode is on (`--classroom`, which listens on the local network). Requests whose
 //! `Host` is not this server's address, or that come from a web page of another origin, are
-//! refused (403), so a web site open in the same browser cannot drive the API. Every response
+//! refused (403), so a web site open in the same browser cannot drive the API; a request line
+//! without a path (`GET host:port`) gets 400 and a path over [`MAX_PATH_BYTES`] 414. Every response
 //! carries a strict Content-Security-Policy: the interface runs only its own scripts.
 #![warn(missing_docs)]
 
@@ -65,12 +68,13 @@ mod ask_route;
 pub mod classroom;
 mod ingest_routes;
 pub mod listen;
+pub mod page_route;
 mod setup_routes;
 pub mod student_view;
 
 use access::{Access, Caller};
 use anyhow::Result;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{Extension, Path as UrlPath, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
@@ -89,7 +93,7 @@ use tokio_stream::StreamExt;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 use vidya_core::app::events::name_and_data;
-use vidya_core::app::{App, ErrorBody, PageImageRequest, Settings};
+use vidya_core::app::{App, ErrorBody, Settings};
 use vidya_core::VidyaError;
 
 /// Largest accepted upload (bytes): the PDF size limit of ingestion.
@@ -97,6 +101,14 @@ pub const MAX_UPLOAD_BYTES: usize = vidya_core::ingest::pdf::MAX_PDF_BYTES as us
 
 /// Largest JSON body of the other routes (bytes): a question, settings, a page request.
 pub const MAX_JSON_BYTES: usize = 1 << 20;
+
+/// Longest path a request may name (bytes, the query not counted): every route and file of
+/// the interface is far shorter. Longer gets 414.
+pub const MAX_PATH_BYTES: usize = 2048;
+
+/// Longest path segment (bytes, percent-escapes decoded): no file system has longer file
+/// names, so a longer one names no file (404).
+const MAX_SEGMENT_BYTES: usize = 255;
 
 /// The Content-Security-Policy of every response: own scripts and styles only, images from
 /// this server or `blob:`/`data:` (rendered pages), no frames, no plugins.
@@ -160,10 +172,13 @@ impl Server {
         limits: ConnectionLimits,
     ) -> Result<Self> {
         check_bind(bind, classroom)?;
-        let own: Vec<std::net::IpAddr> = local_ip_address::list_afinet_netifas()
-            .map(|l| l.into_iter().map(|(_, ip)| ip).collect())
-            .unwrap_or_default();
-        let access = Arc::new(Access::new(classroom, own));
+        // Read again every few seconds (access::OWN_ADDRESSES_S): an address the laptop gives
+        // up is no longer the teacher's once a student's device gets it.
+        let access = Arc::new(Access::reading(classroom, || {
+            local_ip_address::list_afinet_netifas()
+                .map(|l| l.into_iter().map(|(_, ip)| ip).collect())
+                .unwrap_or_default()
+        }));
         let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| {
             anyhow::anyhow!(
                 "cannot listen on {bind}: {e}. Another program may use this port: choose another with --port"
@@ -269,7 +284,7 @@ pub fn router(app: Arc<App>, access: Arc<Access>, ui: &Path) -> Router {
             "/api/conversations/{id}",
             get(conversation).delete(delete_conversation),
         )
-        .route("/api/page-image", post(page_image))
+        .route("/api/page-image", post(page_route::page_image))
         .route("/api/setup", get(setup_routes::setup_report))
         .route(
             "/api/setup/ollama/start",
@@ -287,6 +302,7 @@ pub fn router(app: Arc<App>, access: Arc<Access>, ui: &Path) -> Router {
             access::guard,
         ))
         .layer(Extension(access.clone()))
+        .layer(Extension(page_route::Renders::new()))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_JSON_BYTES))
         .layer(middleware::map_response(json_errors))
         .with_state(app);
@@ -368,6 +384,9 @@ fn is_local_host(host: &str) -> bool {
 /// differs from the host the request is for. A request with two `Host` or two `Origin` lines
 /// gets 400 (RFC 9112 §3.2).
 async fn same_origin_only(State(access): State<Arc<Access>>, req: Request, next: Next) -> Response {
+    if let Some(refused) = odd_target(req.uri()) {
+        return refused;
+    }
     let headers = req.headers();
     // Two Host (or Origin) lines: which one a check reads and which one a proxy or the page
     // meant could differ. RFC 9112 §3.2: such a request gets 400.
@@ -410,6 +429,49 @@ async fn same_origin_only(State(access): State<Arc<Access>>, req: Request, next:
         );
     }
     next.run(req).await
+}
+
+/// The refusal of a request target this server has nothing for, before anything reads it: the
+/// authority form (`GET 127.0.0.1:8765 HTTP/1.1`, meant for a proxy's CONNECT) and the
+/// asterisk form get 400, a path over [`MAX_PATH_BYTES`] 414, a segment longer than any
+/// file name ([`MAX_SEGMENT_BYTES`]) 404. `None`: the target is fine.
+fn odd_target(uri: &axum::http::Uri) -> Option<Response> {
+    let path = uri.path();
+    if !path.starts_with('/') {
+        return Some(access::refuse(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            "the request line must name a path on this server, like `GET / HTTP/1.1` (a host and port alone is for a proxy)",
+        ));
+    }
+    if path.len() > MAX_PATH_BYTES {
+        return Some(access::refuse(
+            StatusCode::URI_TOO_LONG,
+            "too_long",
+            format!("the address is too long: a path on this server has at most {MAX_PATH_BYTES} characters"),
+        ));
+    }
+    if path
+        .split('/')
+        .any(|seg| decoded_len(seg) > MAX_SEGMENT_BYTES)
+    {
+        return Some(access::refuse(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "no such file or route: a name in the address is longer than any file name",
+        ));
+    }
+    None
+}
+
+/// The length in bytes of `segment` once its percent-escapes (`%41`) are decoded.
+fn decoded_len(segment: &str) -> usize {
+    let b = segment.as_bytes();
+    let escapes = b
+        .windows(3)
+        .filter(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
+        .count();
+    b.len() - 2 * escapes
 }
 
 /// A [`VidyaError`] as an HTTP response.
@@ -574,47 +636,6 @@ async fn delete_conversation(
     check_owner(&access, &caller, id)?;
     blocking(move || app.delete_conversation(id)).await?;
     Ok(Json(serde_json::json!({ "deleted": id })))
-}
-
-async fn page_image(
-    State(app): State<Arc<App>>,
-    Extension(caller): Extension<Caller>,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let req: PageImageRequest =
-        json_body(&body, r#"{"book_id": 1, "page": 0, "highlight": ["…"]}"#)?;
-    let img = match blocking(move || app.page_image(&req)).await {
-        Ok(img) => img,
-        // Where the library keeps its files is the teacher's to know.
-        Err(ApiError(e)) if caller != Caller::Teacher => return Ok(page_refused_to_student(&e)),
-        Err(e) => return Err(e),
-    };
-    Ok((
-        [
-            (header::CONTENT_TYPE, "image/png"),
-            (header::CACHE_CONTROL, "no-store"),
-        ],
-        Body::from(img.png),
-    )
-        .into_response())
-}
-
-/// A page-image error as a student's device sees it: the kind and status the teacher would
-/// get, with the engine's message for students ([`VidyaError::NoPageImage`]'s `student`: no
-/// path, no fix only the teacher can make).
-fn page_refused_to_student(e: &VidyaError) -> Response {
-    let (status, message) = match e {
-        VidyaError::NoPageImage { student, .. } => (StatusCode::NOT_FOUND, student.clone()),
-        VidyaError::NoSuchBook(_) => (
-            StatusCode::NOT_FOUND,
-            "that book is no longer in the library: ask your teacher".to_string(),
-        ),
-        _ => (
-            status_of(e),
-            "this page cannot be drawn: the quoted sentences are the page's words; tell your teacher".to_string(),
-        ),
-    };
-    access::refuse(status, e.kind(), message)
 }
 
 /// One server-sent event: the event's name and its JSON data ([`name_and_data`]).

@@ -137,3 +137,59 @@ async fn a_classroom_server_starts_with_a_code_and_stops_listening() {
         "nothing listens any more"
     );
 }
+
+/// The status and the body of one raw HTTP/1.1 `request` to 127.0.0.1:`port` (the server
+/// closes the connection after it).
+async fn raw_answer(port: u16, request: &[u8]) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    s.write_all(request).await.unwrap();
+    let mut got = Vec::new();
+    let _ = s.read_to_end(&mut got).await;
+    let text = String::from_utf8_lossy(&got).to_string();
+    let status = text.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn odd_request_targets_get_a_clear_refusal_not_a_server_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.html"), "<p>hi</p>").unwrap();
+    let app = Arc::new(App::open(dir.path(), false, Default::default()).unwrap());
+    let server = Server::start(app, "127.0.0.1:0".parse().unwrap(), true, dir.path())
+        .await
+        .unwrap();
+    let port = server.addr().port();
+    let get = |target: String| {
+        format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n")
+            .into_bytes()
+    };
+    // Authority form (meant for CONNECT through a proxy).
+    let (st, body) = raw_answer(port, &get(format!("127.0.0.1:{port}"))).await;
+    assert_eq!(st, 400, "{body}");
+    assert!(
+        body.contains("bad_request") && body.contains("GET /"),
+        "{body}"
+    );
+    // Static paths of 8 to 60 KB.
+    for len in [8 * 1024, 20 * 1024, 60 * 1024] {
+        let (st, body) = raw_answer(port, &get(format!("/{}", "a".repeat(len)))).await;
+        assert_eq!(st, 414, "{len}: {body}");
+        assert!(body.contains("too_long"), "{body}");
+        let (st, body) = raw_answer(port, &get(format!("/{}", "ab/".repeat(len / 3)))).await;
+        assert_eq!(st, 414, "{len}: {body}");
+    }
+    // A file name longer than any file system allows is simply not there.
+    let (st, body) = raw_answer(port, &get(format!("/{}.js", "a".repeat(300)))).await;
+    assert_eq!(st, 404, "{body}");
+    // The interface itself is still served.
+    let (st, body) = raw_answer(port, &get("/".into())).await;
+    assert_eq!(st, 200, "{body}");
+    server.stop().await;
+}

@@ -10,8 +10,12 @@
 //! - Another device holds at most [`ConnectionLimits::per_address`] connections at once, and
 //!   all other devices together at most [`ConnectionLimits::others`], of which devices that
 //!   have not joined the class at most [`ConnectionLimits::strangers`] (so the rest stays for
-//!   the class whatever other devices on the network open); a connection over a cap is
-//!   closed at once, before anything is read. This machine (the teacher) is never capped.
+//!   the class whatever other devices on the network open). Once half of
+//!   [`ConnectionLimits::others`] are open, a device that holds [`FAIR_SHARE`] or more gets
+//!   no more: a few devices cannot take every place (about 43 devices at [`PER_ADDRESS`]
+//!   fill the first half, and the second half then serves 128 more at [`FAIR_SHARE`] each).
+//!   A connection over a cap is closed at once, before anything is read. This machine (the
+//!   teacher) is never capped.
 //! - Only HTTP/1.1 is spoken: browsers use HTTP/2 only over TLS, and hyper-util's protocol
 //!   detection reads without a timer (anthropics/connect-rust#312).
 
@@ -40,6 +44,9 @@ pub struct ConnectionLimits {
     /// Most of those that devices without a student session may hold (devices joining, or
     /// not in the class at all).
     pub strangers: usize,
+    /// Most connections one device may open once half of `others` are in use
+    /// ([`FAIR_SHARE`]).
+    pub fair_share: usize,
 }
 
 /// Seconds a connection may take to send a request head ([`ConnectionLimits::header_read`]):
@@ -47,9 +54,15 @@ pub struct ConnectionLimits {
 /// keep-alive connection was closed.
 pub const HEADER_READ_S: u64 = 15;
 
-/// Connections one other device may hold ([`ConnectionLimits::per_address`]): browsers open
-/// at most 6 per server (HTTP/1.1), with room for an answer stream beside them.
-pub const PER_ADDRESS: usize = 8;
+/// Connections one other device may hold ([`ConnectionLimits::per_address`]): what a browser
+/// opens to one server at most (6 over HTTP/1.1 in Chrome, Firefox and Safari, an answer's
+/// event stream among them), under [`OTHERS`] / 60 students; [`FAIR_SHARE`] once the server
+/// is half full.
+pub const PER_ADDRESS: usize = 6;
+
+/// Connections a device may still open once half of [`OTHERS`] are in use (it keeps those it
+/// holds): a page and an answer stream.
+pub const FAIR_SHARE: usize = 2;
 
 /// Connections all other devices may hold together ([`ConnectionLimits::others`]): 60
 /// students with a page and an answer stream open each use about 2; it stays well under the
@@ -70,6 +83,7 @@ impl Default for ConnectionLimits {
             per_address: PER_ADDRESS,
             others: OTHERS,
             strangers: STRANGERS,
+            fair_share: FAIR_SHARE,
         }
     }
 }
@@ -111,13 +125,16 @@ impl Open {
     }
 
     /// A place for a connection from `ip` (`joined`: a student's session is open there), or
-    /// `None` when a cap is reached.
+    /// `None` when a cap is reached (its own, all together, the strangers', or its fair
+    /// share once half the places are taken).
     fn admit(self: &Arc<Self>, ip: IpAddr, joined: bool) -> Option<Slot> {
         let mut c = self.counts();
         let mine = c.by_ip.get(&ip).copied().unwrap_or(0);
+        let crowded = c.total >= self.limits.others / 2;
         if mine >= self.limits.per_address
             || c.total >= self.limits.others
             || (!joined && c.strangers >= self.limits.strangers)
+            || (crowded && mine >= self.limits.fair_share)
         {
             return None;
         }
@@ -231,6 +248,7 @@ mod tests {
             per_address,
             others,
             strangers: others,
+            fair_share: per_address,
         }
     }
 
@@ -293,6 +311,30 @@ mod tests {
             c.by_ip.is_empty() && c.total == 0 && c.strangers == 0,
             "{c:?}"
         );
+    }
+
+    #[test]
+    fn a_few_devices_cannot_take_every_connection() {
+        let open = Open::new(ConnectionLimits::default());
+        let mut held = Vec::new();
+        // Joined devices, each opening as many connections as it is let (the probe: 64
+        // devices × 8 reached the cap of 512), then 86 more.
+        for i in 0..150u8 {
+            let ip = IpAddr::from([10, 7, 0, i]);
+            let before = held.len();
+            while let Some(s) = open.admit(ip, true) {
+                held.push(s);
+            }
+            assert!(
+                held.len() - before <= PER_ADDRESS,
+                "device {i} holds {}",
+                held.len() - before
+            );
+        }
+        assert!(held.len() < OTHERS, "{} of {OTHERS}", held.len());
+        // Another student, and a device that comes to join, still get in.
+        assert!(open.admit(IpAddr::from([10, 7, 1, 1]), true).is_some());
+        assert!(open.admit(IpAddr::from([10, 7, 1, 2]), false).is_some());
     }
 
     /// A classroom server on 127.0.0.1 over an empty library in a temporary folder (kept

@@ -3,7 +3,7 @@
 
 use super::{bad_request, blocking, event_stream, json_body, ApiError};
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -41,7 +41,16 @@ struct ImportRequest {
     name: Option<String>,
 }
 
-pub async fn setup_import(State(app): State<Arc<App>>, body: Bytes) -> Result<Response, ApiError> {
+/// `POST /api/setup/import`: a model file named by its path on this machine, so the laptop's
+/// alone ([`crate::ingest_routes::laptop_paths_only`]).
+pub async fn setup_import(
+    State(app): State<Arc<App>>,
+    Extension(peer): Extension<crate::access::Peer>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    if !peer.laptop {
+        return Ok(crate::ingest_routes::laptop_paths_only());
+    }
     let req: ImportRequest = json_body(
         &body,
         r#"{"path": "/media/usb/model.gguf", "name": "my-model"}"#,

@@ -144,6 +144,15 @@ pub(super) fn answers(tutor: &Tutor, args: &EvalArgs, opts: &TutorOptions) -> Re
     if let Some(b) = &r.extractive_baseline {
         out!("{}", graded("extractive baseline", b));
     }
+    out!(
+        "the tutor's words (model answers): median {} words; stopped in a loop {}, at the length cap {}",
+        r.overall
+            .tutor_words_p50
+            .map(|x| format!("{x:.0}"))
+            .unwrap_or_else(|| "-".into()),
+        r.overall.loops_cut,
+        r.overall.too_long_cut
+    );
     if grading.grades.is_some() && grading.ungraded > 0 {
         out!(
             "{} answers have no grade in {} (grade them: --grading-out)",

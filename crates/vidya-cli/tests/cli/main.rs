@@ -16,6 +16,7 @@ mod pipeline_cli;
 mod real_llm;
 mod sample_book;
 mod serve_api;
+mod serve_pool;
 mod serve_roles;
 mod setup_cli;
 mod tricky_pdfs;

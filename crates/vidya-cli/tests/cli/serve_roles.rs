@@ -865,3 +865,217 @@ async fn hanging_up_before_the_models_first_word_frees_the_device_at_once() {
         );
     }
 }
+
+/// The id of the first book of the library the server at `s` holds (asked as the laptop).
+async fn first_book(s: &Served) -> i64 {
+    let (_, books) = get(&reqwest::Client::new(), format!("{}/api/books", s.url)).await;
+    books[0]["id"].as_i64().expect("a book")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn page_pictures_are_drawn_once_and_each_device_draws_only_a_few_a_minute() {
+    use vidya_server::page_route::PAGE_RENDERS_PER_MINUTE as LIMIT;
+    let _machine = exclusive();
+    let tmp = library_with_sample();
+    let ollama = TestServer::start(Behaviour::default());
+    let s = classroom(tmp.path(), &ollama.url());
+    let book = first_book(&s).await;
+    let asha = joined("127.0.0.64", &s, "Asha").await;
+    let page = |p: usize| serde_json::json!({"book_id": book, "page": p, "width": 240});
+    let draw = |d: &reqwest::Client, p: usize| {
+        d.post(format!("{}/api/page-image", s.url))
+            .json(&page(p))
+            .send()
+    };
+    let mut first = None;
+    for p in 0..LIMIT {
+        let r = draw(&asha, p).await.unwrap();
+        assert_eq!(r.status().as_u16(), 200, "page {p}");
+        assert_eq!(r.headers()["content-type"], "image/png");
+        let png = r.bytes().await.unwrap();
+        first.get_or_insert(png);
+    }
+    // One page more within the minute: refused, with when to try again.
+    let r = draw(&asha, LIMIT).await.unwrap();
+    assert_eq!(r.status().as_u16(), 429);
+    let wait: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
+    let e: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(e["error"]["kind"], "rate_limited", "{e}");
+    assert!(
+        e["error"]["message"].as_str().unwrap().contains("wait"),
+        "{e}"
+    );
+    // A page drawn before comes from the cache, however often it is opened.
+    for _ in 0..2 * LIMIT {
+        let r = draw(&asha, 0).await.unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        assert_eq!(Some(r.bytes().await.unwrap()), first, "the same picture");
+    }
+    // Another device, and the laptop, are not held back by Asha's count.
+    let ravi = joined("127.0.0.65", &s, "Ravi").await;
+    assert_eq!(draw(&ravi, LIMIT + 1).await.unwrap().status().as_u16(), 200);
+    let laptop = reqwest::Client::new();
+    for p in LIMIT..LIMIT + 3 {
+        assert_eq!(draw(&laptop, p + 2).await.unwrap().status().as_u16(), 200);
+    }
+}
+
+/// Characters that must never reach a terminal: C0 and C1 controls other than newline and
+/// tab, and the bidirectional embeddings, overrides and isolates.
+fn terminal_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn control_characters_in_a_question_never_reach_the_teachers_terminal() {
+    let _machine = exclusive();
+    let tmp = library_with_sample();
+    let ollama = TestServer::start(Behaviour::default());
+    let s = classroom(tmp.path(), &ollama.url());
+    let d = joined("127.0.0.66", &s, "Ravi").await;
+    let question =
+        "what does \u{1b}[2J\u{1b}]0;owned\u{7}chloro\rphyll\u{0} absorb \u{202E}thgil\u{2066}?";
+    let (st, a) = post(
+        &d,
+        format!("{}/api/ask", s.url),
+        serde_json::json!({"question": question, "stream": false, "no_llm": true}),
+    )
+    .await;
+    assert_eq!(st, 200, "{a}");
+    let id = a["conversation_id"].as_i64().expect("a conversation");
+    let (_, turns) = get(&d, format!("{}/api/conversations/{id}", s.url)).await;
+    let stored = turns[0]["question"].as_str().unwrap().to_string();
+    assert!(
+        !stored.chars().any(terminal_unsafe),
+        "stored as typed: {stored:?}"
+    );
+    assert!(stored.contains("chlorophyll"), "{stored:?}");
+    drop(s);
+    let printed = |args: &[&str]| {
+        let o = run(tmp.path(), args);
+        ok(&o);
+        stdout(&o)
+    };
+    let id_arg = id.to_string();
+    for out in [
+        printed(&["conversations", "show", &id_arg]),
+        printed(&["conversations", "list"]),
+    ] {
+        assert!(!out.chars().any(terminal_unsafe), "{out:?}");
+    }
+    // A question stored before it was cleaned (by an earlier version) is printed escaped.
+    let db = rusqlite::Connection::open(tmp.path().join("library.sqlite3")).unwrap();
+    db.execute(
+        "UPDATE turns SET question = ?1, query = ?1 WHERE conversation_id = ?2",
+        rusqlite::params![question, id],
+    )
+    .unwrap();
+    db.execute(
+        "UPDATE conversations SET title = ?1 WHERE id = ?2",
+        rusqlite::params![question, id],
+    )
+    .unwrap();
+    drop(db);
+    for out in [
+        printed(&["conversations", "show", &id_arg]),
+        printed(&["conversations", "list"]),
+    ] {
+        assert!(!out.chars().any(terminal_unsafe), "{out:?}");
+        assert!(out.contains(r"\x1b") && out.contains(r"\u{202e}"), "{out}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pin_session_stays_on_its_device_and_cannot_name_the_laptops_files() {
+    let _machine = exclusive();
+    let tmp = library_with_sample();
+    let ollama = TestServer::start(Behaviour::default());
+    let s = classroom(tmp.path(), &ollama.url());
+    let url = |p: &str| format!("{}{p}", s.url);
+    let laptop = reqwest::Client::new();
+    assert_eq!(
+        send(
+            &laptop,
+            "PUT",
+            &url("/api/teacher-pin"),
+            r#"{"pin": "2468"}"#
+        )
+        .await,
+        200
+    );
+    let tablet = device("127.0.0.45");
+    let r = tablet
+        .post(url("/api/teacher"))
+        .json(&serde_json::json!({"pin": "2468"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let cookie = r.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(send(&tablet, "GET", &url("/api/books"), "").await, 200);
+    // The same cookie sent from another device's address is nobody's.
+    let elsewhere = reqwest::Client::builder()
+        .local_address("127.0.0.46".parse::<IpAddr>().unwrap())
+        .build()
+        .unwrap();
+    for path in ["/api/books", "/api/classroom"] {
+        let r = elsewhere
+            .get(url(path))
+            .header("Cookie", &cookie)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 403, "{path}");
+    }
+    // The tablet cannot name a file on the laptop's disk: it may only upload.
+    let secret = tmp.path().join("staff-room.txt");
+    std::fs::write(&secret, "The staff room safe opens with 4711. ".repeat(20)).unwrap();
+    for (route, body) in [
+        (
+            "/api/ingest",
+            serde_json::json!({"paths": [secret.to_str().unwrap()]}),
+        ),
+        (
+            "/api/setup/import",
+            serde_json::json!({"path": secret.to_str().unwrap()}),
+        ),
+    ] {
+        let (st, e) = post(&tablet, url(route), body).await;
+        assert_eq!(
+            (st, e["error"]["kind"].as_str()),
+            (403, Some("forbidden")),
+            "{route}: {e}"
+        );
+        assert!(
+            e["error"]["message"].as_str().unwrap().contains("upload"),
+            "{e}"
+        );
+    }
+    let (_, books) = get(&laptop, url("/api/books")).await;
+    assert_eq!(books.as_array().map(Vec::len), Some(1), "nothing was added");
+    // An upload from the tablet is a book like any other.
+    let text = "Osmosis is the movement of water across a membrane. ".repeat(40);
+    let r = tablet
+        .post(url("/api/ingest?name=osmosis-notes.txt"))
+        .body(text)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let events = r.text().await.unwrap();
+    assert!(events.contains("event: book"), "{events}");
+    let (_, books) = get(&laptop, url("/api/books")).await;
+    assert_eq!(books.as_array().map(Vec::len), Some(2));
+}

@@ -18,6 +18,10 @@ use crate::text::split_sentences;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::OnceLock;
 
+/// Shortest English term shown with its Hindi term when the question does not name it
+/// (letters): shorter words are often of many senses.
+pub const MIN_TERM_LETTERS: usize = 9;
+
 /// Most questions in a quiz or hints built from the quotes.
 pub const MAX_ITEMS: usize = 3;
 
@@ -169,13 +173,16 @@ pub fn hindi_terms(citations: &[Citation], question: &str, max: usize) -> Vec<(S
         .collect::<Vec<_>>()
         .join(" ");
     let q = question.to_lowercase();
+    // A word of many senses ("base", "strain") may be glossed in another sense than the
+    // quote's: only terms the question names, and long technical terms, are shown.
     let mut found: Vec<(bool, usize, String, String)> = map
         .iter()
-        .filter(|(en, _)| en.chars().count() >= 4 && find_word(&text, en).is_some())
+        .filter(|(en, _)| find_word(&text, en).is_some())
         .map(|(en, hi)| {
             let asked = q.contains(en.as_str()) || q.contains(hi.as_str());
             (asked, en.len(), en.clone(), hi.clone())
         })
+        .filter(|(asked, len, en, _)| *asked || *len >= MIN_TERM_LETTERS || en.contains(' '))
         .collect();
     found.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
     found

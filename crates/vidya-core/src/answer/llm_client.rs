@@ -202,6 +202,11 @@ pub struct Generated {
     /// True when Ollama sent its final `done` object; false when the stream broke off (the
     /// text is what arrived before).
     pub complete: bool,
+    /// True when the answer machine failed mid-answer (it stopped sending, the stream ended
+    /// without Ollama's final message, the connection broke), not when Vidya cut a runaway
+    /// answer.
+    #[serde(default)]
+    pub broken: bool,
     /// Why generation stopped, as Ollama reports it (`stop`, `length`), or the failure.
     pub stop_reason: Option<String>,
     /// Time to first token (ms).
@@ -432,6 +437,7 @@ impl OllamaClient {
                 }
                 Err(_) => {
                     out.stop_reason = Some("the model stopped sending words".into());
+                    out.broken = true;
                     break;
                 }
             };
@@ -441,11 +447,13 @@ impl OllamaClient {
                         out.stop_reason.get_or_insert_with(|| {
                             "the stream ended without Ollama's final message".into()
                         });
+                        out.broken = true;
                     }
                     break;
                 }
                 Some(Err(())) => {
                     out.stop_reason = Some("the connection to Ollama broke".into());
+                    out.broken = true;
                     break;
                 }
                 Some(Ok(resp)) => {

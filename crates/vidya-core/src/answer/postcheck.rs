@@ -65,6 +65,11 @@ pub struct PostCheck {
     /// Sentences that could not be checked (kept uncited; the student sees a warning).
     #[serde(default)]
     pub unchecked_sentences: usize,
+    /// Why the model was stopped early while its answer streamed, if it was: `lost_point`
+    /// (its first statement failed the check), `loop`, `too_long`, `sources_list`
+    /// ([`super::stream_check::Cut`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_cut: Option<String>,
 }
 
 fn words_of(text: &str) -> Vec<String> {

@@ -37,7 +37,8 @@ pub const LENGTH_FACTOR: f32 = 1.5;
 pub const MIN_WORDS_CAP: usize = 60;
 
 /// Why the model was stopped early.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Cut {
     /// The first statement failed the check.
     LostPoint,
@@ -122,6 +123,18 @@ pub fn is_degenerate(sentence: &str) -> bool {
         *counts.entry(w.as_str()).or_default() += 1;
     }
     counts.values().any(|n| n * 2 >= words.len())
+}
+
+impl Cut {
+    /// The name reported in [`super::postcheck::PostCheck::stream_cut`].
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cut::LostPoint => "lost_point",
+            Cut::Loop => "loop",
+            Cut::TooLong => "too_long",
+            Cut::SourcesList => "sources_list",
+        }
+    }
 }
 
 impl<'a> StreamCheck<'a> {

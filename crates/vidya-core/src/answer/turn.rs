@@ -229,6 +229,22 @@ pub enum Generation {
     Answered(Box<TutorAnswer>),
     /// The teacher's question pre-empted the model: the draft, to generate again.
     Preempted(Box<Draft>),
+    /// The answer machine failed (not reachable, timed out, broke off mid-answer) and another
+    /// may take the question ([`Machine::can_move`]): the draft, and why, in words.
+    Moved(Box<Draft>, String),
+}
+
+/// Where a question's answer is written (the classroom queue's turn,
+/// [`crate::app::queue::Turn`]).
+#[derive(Debug, Clone, Default)]
+pub struct Machine {
+    /// Set to true by the queue when the teacher's question pre-empts this student's answer.
+    pub preempt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The answer machine's Ollama address (`None`: the tutor's own setting).
+    pub host: Option<String>,
+    /// Another machine could take the question if this one fails: then a failure gives the
+    /// draft back ([`Generation::Moved`]) instead of the extractive answer.
+    pub can_move: bool,
 }
 
 /// A turn retrieved and waiting for the model: the extractive answer and its passages.

@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub use super::turn::{
-    AskResponseData, Draft, Generation, Layout, LlmProblem, Query, Question, Step, TutorAnswer,
-    TutorOptions, WHOLE_PAGES_TOKENS,
+    AskResponseData, Draft, Generation, Layout, LlmProblem, Machine, Query, Question, Step,
+    TutorAnswer, TutorOptions, WHOLE_PAGES_TOKENS,
 };
 
 /// The tutor: the engine plus the answer model's settings.

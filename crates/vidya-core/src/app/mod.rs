@@ -24,7 +24,7 @@ pub use settings::{BudgetPreset, Settings, LANGUAGE_CHOICES};
 pub use vectors::VectorRefresh;
 
 use crate::answer::prompt::Mode;
-use crate::answer::tutor::{Draft, Generation, Step};
+use crate::answer::tutor::{Draft, Generation, Machine, Step};
 use crate::answer::{Citation, Tutor, TutorAnswer, TutorOptions};
 use crate::embed::Embedder;
 use crate::error::{Result, VidyaError};
@@ -103,6 +103,11 @@ pub struct Health {
     /// While stored vectors from an earlier version are made again
     /// ([`App::refresh_vectors`]): how far it is; `null` otherwise.
     pub updating: Option<VectorRefresh>,
+    /// Answer machines in the pool (the laptop's Ollama and the lab machines added), and how
+    /// many of them are up (not set aside after a failure).
+    pub answer_machines: usize,
+    /// Of them, up now.
+    pub answer_machines_up: usize,
 }
 
 /// The answer model's settings given on the command line (`vidya serve --model --ollama`):
@@ -113,6 +118,9 @@ pub struct LlmOverrides {
     pub host: Option<String>,
     /// Model name.
     pub model: Option<String>,
+    /// More answer machines (`vidya serve --ollama` given again): they write answers too,
+    /// besides the saved settings' [`Settings::answer_machines`].
+    pub extra_hosts: Vec<String>,
 }
 
 /// How one question waits for the model ([`App::ask_with`]).
@@ -135,6 +143,9 @@ pub struct AskControl<'a> {
     pub on_restart: &'a mut (dyn FnMut() + Send),
 }
 
+/// Most times one question moves to another answer machine after a failure.
+pub const MAX_MOVES: usize = 3;
+
 /// The model writes `draft`'s answer in `turn`; when the teacher's question pre-empts it (a
 /// student's turn only), the student is told (`ctl.on_restart`), the question waits again,
 /// first after the teacher's ([`queue::Turn::rejoin`]), and the answer is written from the
@@ -148,14 +159,33 @@ fn generate_in_turn(
     ctl: AskControl<'_>,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<TutorAnswer> {
+    // Each machine of the pool is tried at most once more than there are machines: then the
+    // student gets the quotes and the last machine's error.
+    let mut moves = 0usize;
     loop {
-        let preempt = turn.preempted();
-        match tutor.generate_unless_preempted(draft, on_token, ctl.cancel.clone(), preempt)? {
-            Generation::Answered(a) => return Ok(*a),
+        let machine = Machine {
+            preempt: turn.preempted(),
+            host: turn.host().map(str::to_string),
+            can_move: turn.has_other_machines() && moves < MAX_MOVES,
+        };
+        match tutor.generate_on(draft, on_token, ctl.cancel.clone(), machine)? {
+            Generation::Answered(a) => {
+                turn.answered();
+                return Ok(*a);
+            }
             Generation::Preempted(d) => {
                 draft = *d;
                 (ctl.on_restart)();
                 turn = turn.rejoin(ctl.on_queue, cancelled)?;
+            }
+            Generation::Moved(d, why) => {
+                // The words streamed so far are void: the answer starts again on another
+                // machine, first in line.
+                draft = *d;
+                moves += 1;
+                tracing::warn!(host = turn.host().unwrap_or("(settings)"), %why, "an answer machine failed; the question moves to another");
+                (ctl.on_restart)();
+                turn = turn.failed(&why, ctl.on_queue, cancelled)?;
             }
         }
     }
@@ -276,6 +306,7 @@ impl App {
 
     /// Health figures. Errors: database errors.
     pub fn health(&self) -> Result<Health> {
+        let machines = self.answer_machines();
         Ok(Health {
             status: "ok",
             version: env!("CARGO_PKG_VERSION"),
@@ -284,6 +315,8 @@ impl App {
             problems: self.resource_problems(),
             setup_done: self.settings().setup_done,
             updating: self.vector_refresh(),
+            answer_machines: machines.len(),
+            answer_machines_up: machines.iter().filter(|m| m.up).count(),
         })
     }
 
@@ -309,6 +342,16 @@ impl App {
             s.model = m.clone();
         }
         s
+    }
+
+    /// Each answer machine's state (the Dashboard's "answer machines"): busy, up, answered,
+    /// failures, the last error.
+    pub fn answer_machines(&self) -> Vec<queue::MachineHealth> {
+        let settings = self.settings();
+        let extra = lock(&self.overrides).extra_hosts.clone();
+        self.queue
+            .set_hosts(&settings.answer_pool(&extra), settings.answers_at_once);
+        self.queue.health()
     }
 
     /// Validates and saves `settings`; they apply from the next question. A command-line model
@@ -435,6 +478,9 @@ impl App {
     ) -> Result<TutorAnswer> {
         let arrival = self.queue.arrive();
         let settings = self.settings();
+        let extra = lock(&self.overrides).extra_hosts.clone();
+        self.queue
+            .set_hosts(&settings.answer_pool(&extra), settings.answers_at_once);
         let opts = Self::tutor_options(req, &settings)?;
         let cancel = ctl.cancel.clone();
         let cancelled = || cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst));
@@ -576,6 +622,7 @@ mod tests {
             LlmOverrides {
                 host: Some("http://127.0.0.1:9999".into()),
                 model: None,
+                extra_hosts: Vec::new(),
             },
         )
         .unwrap();

@@ -5,6 +5,12 @@
 //! [`WINDOW_WORDS`] consecutive words of each quoted sentence, so a sentence that Vidya's
 //! repairs changed slightly (joined hyphenation, re-spaced Indic words) is still mostly found;
 //! a window that is not found is simply not painted.
+//!
+//! Each picture is drawn once: a page (of the file that was added, by its sha256), its
+//! highlights and its width are kept as PNG in a cache of at most [`CACHE_BYTES`], the least
+//! recently used picture leaving first. [`lookup`] checks the file and finds a picture drawn
+//! before; [`draw`] draws one (the server lets each device draw only a few, and the laptop
+//! any: `crates/vidya-server/src/page_route.rs`); [`render`] does both.
 
 use crate::error::{Result, VidyaError};
 use crate::ingest::pdf::pdfium;
@@ -24,6 +30,9 @@ pub const MAX_WIDTH_PX: u32 = 2000;
 pub const WINDOW_WORDS: usize = 4;
 /// Most windows searched per page (bounds the work for long quotes).
 const MAX_WINDOWS: usize = 120;
+/// Bytes of drawn pictures kept for reuse ([`draw`]): about 100 pages at the side panel's
+/// width, or 30 at [`MAX_WIDTH_PX`].
+pub const CACHE_BYTES: usize = 32 << 20;
 /// Highlight colour (RGBA, yellow marker) blended over the page.
 const HIGHLIGHT: [u8; 4] = [255, 214, 0, 110];
 
@@ -50,7 +59,8 @@ fn not_renderable(path: &Path, why: &str) -> VidyaError {
 }
 
 /// Renders page `page` (0-based ordinal in the book) of book `book_id` at `width_px` pixels
-/// (clamped to 100–[`MAX_WIDTH_PX`]) with `highlight` sentences marked.
+/// (clamped to 100–[`MAX_WIDTH_PX`]) with `highlight` sentences marked: the picture drawn
+/// before when the cache has it ([`lookup`], then [`draw`]).
 ///
 /// Errors: [`VidyaError::NoSuchBook`] for an unknown book; [`VidyaError::NoPageImage`] for a
 /// page the book does not have,
@@ -63,6 +73,45 @@ pub fn render(
     highlight: &[String],
     width_px: u32,
 ) -> Result<PageImage> {
+    match lookup(lib, book_id, page, highlight, width_px)? {
+        Lookup::Drawn(img) => Ok(img),
+        Lookup::ToDraw(source) => draw(&source),
+    }
+}
+
+/// A page to draw, its file checked ([`lookup`]): hand it to [`draw`].
+#[derive(Debug, Clone)]
+pub struct PageSource {
+    /// The book's PDF file.
+    path: PathBuf,
+    /// 0-based page index in that file.
+    index: i32,
+    /// The highlight's search windows ([`windows`]).
+    windows: Vec<String>,
+    /// Width in pixels (clamped).
+    width: u32,
+    /// The picture's key in the cache.
+    key: [u8; 32],
+}
+
+/// What [`lookup`] found.
+#[derive(Debug, Clone)]
+pub enum Lookup {
+    /// The picture, drawn before (from the cache).
+    Drawn(PageImage),
+    /// Not drawn yet: the page to [`draw`].
+    ToDraw(PageSource),
+}
+
+/// Checks that page `page` of book `book_id` can be drawn (as [`render`], the same errors)
+/// and finds its picture with these highlights at this width if it was drawn before.
+pub fn lookup(
+    lib: &Library,
+    book_id: i64,
+    page: usize,
+    highlight: &[String],
+    width_px: u32,
+) -> Result<Lookup> {
     let book = lib.book(book_id)?;
     let rec = lib.page(book_id, page)?.ok_or_else(|| {
         let why = format!(
@@ -98,17 +147,64 @@ pub fn render(
             "the PDF in this place was changed or replaced after it was added, so its pages no longer match the stored text and cannot be drawn: put the original file back, or choose Re-index for this book on the Library screen to read the new file",
         ));
     }
+    let index = rec.pdf_page.saturating_sub(1) as i32;
+    let width = width_px.clamp(100, MAX_WIDTH_PX);
+    let windows = windows(highlight);
+    let key = {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        // The file by its content (a file put back is the same file), the page, the width, the
+        // highlights; each part ended by a byte no part holds.
+        for part in [
+            rec.file_sha256.to_ascii_lowercase().as_str(),
+            &rec.file_path,
+        ] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        h.update(index.to_le_bytes());
+        h.update(width.to_le_bytes());
+        for w in &windows {
+            h.update(w.as_bytes());
+            h.update([0]);
+        }
+        <[u8; 32]>::from(h.finalize())
+    };
+    if let Some(img) = cache().get(&key) {
+        return Ok(Lookup::Drawn(img));
+    }
+    Ok(Lookup::ToDraw(PageSource {
+        path,
+        index,
+        windows,
+        width,
+        key,
+    }))
+}
+
+/// Draws the page [`lookup`] checked, and keeps the picture in the cache (a picture another
+/// request drew meanwhile is taken from there). Errors: [`VidyaError::Corrupt`] when pdfium
+/// cannot open or render it; pdfium missing.
+pub fn draw(source: &PageSource) -> Result<PageImage> {
+    if let Some(img) = cache().get(&source.key) {
+        return Ok(img);
+    }
+    let PageSource {
+        path,
+        index,
+        windows,
+        width,
+        key,
+    } = source;
     let pdfium = pdfium()?;
     let corrupt = |e: PdfiumError| VidyaError::Corrupt {
         path: path.clone(),
         detail: e.to_string(),
     };
-    let doc = pdfium.load_pdf_from_file(&path, None).map_err(corrupt)?;
-    let index = rec.pdf_page.saturating_sub(1) as i32;
-    let pdf_page = doc.pages().get(index).map_err(corrupt)?;
-    let width = width_px.clamp(100, MAX_WIDTH_PX);
+    let doc = pdfium.load_pdf_from_file(path, None).map_err(corrupt)?;
+    let pdf_page = doc.pages().get(*index).map_err(corrupt)?;
     let bitmap = pdf_page
-        .render_with_config(&PdfRenderConfig::new().set_target_width(width as Pixels))
+        .render_with_config(&PdfRenderConfig::new().set_target_width(*width as Pixels))
         .map_err(corrupt)?;
     let (w, h) = (bitmap.width() as u32, bitmap.height() as u32);
     let mut rgba = bitmap.as_rgba_bytes();
@@ -116,8 +212,8 @@ pub fn render(
     let page_h = pdf_page.height().value;
     let mut rects = Vec::new();
     if let Ok(text) = pdf_page.text() {
-        for window in windows(highlight) {
-            let Ok(search) = text.search(&window, &PdfSearchOptions::new()) else {
+        for window in windows {
+            let Ok(search) = text.search(window, &PdfSearchOptions::new()) else {
                 continue;
             };
             if let Some(segments) = search.find_next() {
@@ -141,11 +237,79 @@ pub fn render(
         path: path.clone(),
         detail: format!("PNG encoding failed: {e}"),
     })?;
-    Ok(PageImage {
+    let img = PageImage {
         png,
         size: (w, h),
         highlights: rects.len(),
-    })
+    };
+    cache().put(*key, img.clone());
+    Ok(img)
+}
+
+/// Drawn pictures by key, at most `budget` bytes of PNG, the least recently used leaving
+/// first.
+#[derive(Debug)]
+struct PngCache {
+    budget: usize,
+    bytes: usize,
+    /// Uses so far: a picture's last use orders the evictions.
+    tick: u64,
+    pictures: HashMap<[u8; 32], (PageImage, u64)>,
+}
+
+impl PngCache {
+    fn new(budget: usize) -> Self {
+        Self {
+            budget,
+            bytes: 0,
+            tick: 0,
+            pictures: HashMap::new(),
+        }
+    }
+
+    fn get(&mut self, key: &[u8; 32]) -> Option<PageImage> {
+        self.tick += 1;
+        let (img, used) = self.pictures.get_mut(key)?;
+        *used = self.tick;
+        Some(img.clone())
+    }
+
+    /// Keeps `img` (not when it alone is over the budget), then lets the least recently used
+    /// pictures go until the cache is within its budget.
+    fn put(&mut self, key: [u8; 32], img: PageImage) {
+        let size = img.png.len();
+        if size > self.budget {
+            return;
+        }
+        self.tick += 1;
+        if let Some((old, _)) = self.pictures.insert(key, (img, self.tick)) {
+            self.bytes -= old.png.len();
+        }
+        self.bytes += size;
+        while self.bytes > self.budget {
+            let Some(oldest) = self
+                .pictures
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| *k)
+            else {
+                break;
+            };
+            if let Some((gone, _)) = self.pictures.remove(&oldest) {
+                self.bytes -= gone.png.len();
+            }
+        }
+    }
+}
+
+/// The process's picture cache ([`CACHE_BYTES`]), shared by every library (a key names the
+/// file by its content).
+fn cache() -> std::sync::MutexGuard<'static, PngCache> {
+    static CACHE: OnceLock<Mutex<PngCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(|| Mutex::new(PngCache::new(CACHE_BYTES)))
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
 }
 
 /// Whether the file at `path` is still the one that was added: its sha256 is `sha256`. A
@@ -281,6 +445,30 @@ mod tests {
         assert_eq!(w, vec!["Plants make food from", "make food from light"]);
         let w = windows(&["Cells divide.".into(), "".into(), "Cells divide.".into()]);
         assert_eq!(w, vec!["Cells divide."]);
+    }
+
+    #[test]
+    fn the_cache_keeps_the_recently_used_pictures_within_its_bytes() {
+        let img = |n: usize| PageImage {
+            png: vec![0; n],
+            size: (1, 1),
+            highlights: 0,
+        };
+        let mut c = PngCache::new(100);
+        c.put([1; 32], img(40));
+        c.put([2; 32], img(40));
+        assert!(c.get(&[1; 32]).is_some(), "used again: 2 is now the oldest");
+        c.put([3; 32], img(40));
+        assert!(c.get(&[2; 32]).is_none(), "the least recently used left");
+        assert!(c.get(&[1; 32]).is_some() && c.get(&[3; 32]).is_some());
+        assert_eq!(c.bytes, 80);
+        // A picture larger than the whole budget is not kept, and pushes nothing out.
+        c.put([4; 32], img(101));
+        assert!(c.get(&[4; 32]).is_none());
+        assert_eq!(c.bytes, 80);
+        // The same key again replaces its picture.
+        c.put([1; 32], img(10));
+        assert_eq!(c.bytes, 50);
     }
 
     #[test]

@@ -58,7 +58,19 @@ pub struct Settings {
     /// Whether the first-run setup wizard was finished or skipped (false: the window opens
     /// it at start).
     pub setup_done: bool,
+    /// Classroom: other machines running Ollama (lab laptops) that write answers too, by
+    /// address (`http://192.168.1.21:11434`), besides [`Settings::ollama_host`]. Each must
+    /// have the model installed.
+    pub answer_machines: Vec<String>,
+    /// Answers each answer machine writes at once (Ollama's parallel slots, set on that
+    /// machine with `OLLAMA_NUM_PARALLEL`): 1 to [`MAX_ANSWERS_AT_ONCE`].
+    pub answers_at_once: usize,
 }
+
+/// Most answer machines a class may have (a lab's laptops).
+pub const MAX_ANSWER_MACHINES: usize = 16;
+/// Most answers one machine is asked to write at once.
+pub const MAX_ANSWERS_AT_ONCE: usize = 4;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -70,6 +82,8 @@ impl Default for Settings {
             budget: BudgetPreset::Balanced,
             ui_language: "en".into(),
             setup_done: false,
+            answer_machines: Vec::new(),
+            answers_at_once: 1,
         }
     }
 }
@@ -133,6 +147,24 @@ impl Settings {
                 self.mode
             ));
         }
+        if self.answer_machines.len() > MAX_ANSWER_MACHINES {
+            return bad(format!(
+                "at most {MAX_ANSWER_MACHINES} answer machines: remove some"
+            ));
+        }
+        for m in &self.answer_machines {
+            if odd(m) || crate::answer::llm_client::normalize_host(m).is_err() {
+                return bad(format!(
+                    "the answer machine '{}' is not an address: use one like http://192.168.1.21:11434",
+                    m.chars().take(80).collect::<String>()
+                ));
+            }
+        }
+        if !(1..=MAX_ANSWERS_AT_ONCE).contains(&self.answers_at_once) {
+            return bad(format!(
+                "answers at once must be 1 to {MAX_ANSWERS_AT_ONCE}"
+            ));
+        }
         if !UI_LANGUAGES.contains(&self.ui_language.as_str()) {
             return bad(format!(
                 "unknown interface language '{}': use en, hi, kn, te, ta or mr",
@@ -152,6 +184,25 @@ impl Settings {
             serde_json::to_vec_pretty(self).map_err(|e| VidyaError::Internal(e.to_string()))?;
         std::fs::write(&tmp, json).map_err(|e| VidyaError::io(&tmp, e))?;
         std::fs::rename(&tmp, &path).map_err(|e| VidyaError::io(&path, e))
+    }
+
+    /// The answer machines of a class, each once, in order: the Ollama address of these
+    /// settings first, then [`Settings::answer_machines`] and `extra` (`vidya serve
+    /// --ollama` given more than once), each as Ollama reads an address
+    /// ([`crate::answer::llm_client::normalize_host`]).
+    pub fn answer_pool(&self, extra: &[String]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let all = std::iter::once(&self.ollama_host)
+            .chain(&self.answer_machines)
+            .chain(extra);
+        for h in all {
+            let h = crate::answer::llm_client::normalize_host(h.trim())
+                .unwrap_or_else(|_| h.trim().to_string());
+            if !h.is_empty() && !out.contains(&h) {
+                out.push(h);
+            }
+        }
+        out
     }
 
     /// The answer model's configuration with these settings.

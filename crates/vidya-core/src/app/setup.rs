@@ -171,6 +171,7 @@ impl App {
         let overrides = LlmOverrides {
             host: Some(settings.ollama_host.clone()),
             model: Some(settings.model.clone()),
+            extra_hosts: Vec::new(),
         };
         let sample_app = match App::open(dir, self.embed, overrides) {
             Ok(a) => a,

@@ -164,6 +164,12 @@ pub struct AnswerFigures {
     pub first_shown_p50_ms: Option<f64>,
     /// 95th percentile of the same (ms).
     pub first_shown_p95_ms: Option<f64>,
+    /// Of the model's answers: stopped in a loop (a repeated sentence, a repeated word).
+    pub loops_cut: usize,
+    /// Of the model's answers: cut at the length cap.
+    pub too_long_cut: usize,
+    /// Median words of the tutor's words shown (model answers).
+    pub tutor_words_p50: Option<f64>,
     /// Answers with a grade (`--grades`).
     pub graded: usize,
     /// Of the graded answers: share graded correct.
@@ -249,6 +255,9 @@ struct Acc {
     prompt: Vec<f64>,
     first_shown: Vec<f64>,
     grades: Vec<(Grade, bool)>,
+    loops: usize,
+    too_long: usize,
+    tutor_words: Vec<f64>,
 }
 
 impl Acc {
@@ -272,6 +281,9 @@ impl Acc {
         self.prompt.extend(&other.prompt);
         self.first_shown.extend(&other.first_shown);
         self.grades.extend(&other.grades);
+        self.loops += other.loops;
+        self.too_long += other.too_long;
+        self.tutor_words.extend(&other.tutor_words);
     }
 
     fn figures(&self) -> AnswerFigures {
@@ -305,6 +317,10 @@ impl Acc {
                 .then(|| quantile(&self.first_shown, 0.5)),
             first_shown_p95_ms: (!self.first_shown.is_empty())
                 .then(|| quantile(&self.first_shown, 0.95)),
+            loops_cut: self.loops,
+            too_long_cut: self.too_long,
+            tutor_words_p50: (!self.tutor_words.is_empty())
+                .then(|| quantile(&self.tutor_words, 0.5)),
             graded: self.grades.len(),
             correct: share(
                 self.grades.iter().filter(|g| g.0 == Grade::Correct).count(),
@@ -450,6 +466,13 @@ fn score(
         acc.with_removals += (!a.postcheck.removed_sentences.is_empty()) as usize;
         acc.fixed += a.postcheck.attached_citations + a.postcheck.corrected_citations;
         let shown = crate::answer::turn::tutor_words(&a.base.answer);
+        acc.tutor_words
+            .push(shown.split_whitespace().count() as f64);
+        match a.postcheck.stream_cut.as_deref() {
+            Some("loop") => acc.loops += 1,
+            Some("too_long") => acc.too_long += 1,
+            _ => {}
+        }
         let g = grounding::ground(
             shown,
             &a.base.citations,

@@ -101,7 +101,14 @@ fn is_option_item(sentence: &str) -> bool {
 /// options of an exercise (list items after a question, "a. … b. …") are the exercise's, not
 /// the book's statements, even when one of them reads like a fact.
 pub fn quotable_in_place(sentences: &[ChunkSentence]) -> Vec<bool> {
-    let mut after_question = false;
+    // A chunk that opens with a run of two to five list items carries on the options of a
+    // question the previous chunk ended with ("1. … 2. … 3. … 4. …" after "Which of the
+    // following statements is false?").
+    let opening_run = sentences
+        .iter()
+        .take_while(|s| is_option_item(&s.text))
+        .count();
+    let mut after_question = (2..=5).contains(&opening_run);
     sentences
         .iter()
         .map(|s| {
@@ -383,6 +390,23 @@ mod tests {
         assert_eq!(
             out[0].text(),
             "Mitochondria make ATP by cellular respiration. … Respiration uses oxygen from the air."
+        );
+    }
+
+    #[test]
+    fn the_options_of_a_question_the_chunk_before_ended_with_are_not_quoted() {
+        let text = "1. The parasympathetic pathway rests the body. 2. Most preganglionic neurons start in the spinal cord. 3. Slowing of the heartbeat is a parasympathetic response. 4. Parasympathetic neurons release norepinephrine on the target organ. The autonomic nervous system relays between the CNS and the organs.";
+        let sentences = chunk_sentences(text);
+        let mask = quotable_in_place(&sentences);
+        let kept: Vec<&str> = sentences
+            .iter()
+            .zip(&mask)
+            .filter(|(_, k)| **k)
+            .map(|(s, _)| s.text.as_str())
+            .collect();
+        assert_eq!(
+            kept,
+            vec!["The autonomic nervous system relays between the CNS and the organs."]
         );
     }
 

@@ -53,7 +53,23 @@ pub struct Turn {
     pub page_tokens: i64,
 }
 
+/// True for what a question may not keep: C0 controls other than newline and tab (ESC starts
+/// terminal escape sequences, BEL rings, CR overwrites the line, NUL cuts it), DEL, C1
+/// controls, and the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+/// U+2066–U+2069), which make text read in another order than it is stored (Unicode UAX #9).
+pub fn is_unsafe_in_text(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` without the characters [`is_unsafe_in_text`] names: what a conversation stores of
+/// a question (a student's words may reach the teacher's terminal, `vidya conversations`).
+pub fn safe_text(text: &str) -> String {
+    text.chars().filter(|c| !is_unsafe_in_text(*c)).collect()
+}
+
 fn title_of(question: &str) -> String {
+    let question = safe_text(question);
     let t: String = question.split_whitespace().collect::<Vec<_>>().join(" ");
     if t.chars().count() > 60 {
         format!("{}…", t.chars().take(59).collect::<String>())
@@ -121,7 +137,8 @@ impl Library {
         Ok(n > 0)
     }
 
-    /// Appends a turn to its conversation; returns the turn id.
+    /// Appends a turn to its conversation; returns the turn id. The question and the query are
+    /// stored without control and bidirectional-override characters ([`safe_text`]).
     pub fn add_turn(&self, t: &Turn) -> Result<i64> {
         let ordinal: i64 = self
             .conn
@@ -138,8 +155,8 @@ impl Library {
                 params![
                     t.conversation_id,
                     ordinal,
-                    t.question,
-                    t.query,
+                    safe_text(&t.question),
+                    safe_text(&t.query),
                     t.answer,
                     t.citations.to_string(),
                     t.mode,
@@ -310,6 +327,30 @@ mod tests {
             )
             .unwrap();
         assert!(lib.conversations().unwrap()[0].title.ends_with('…'));
+        let odd = "why\u{1b}[2J\r\u{7}\u{0} is\u{202E} it\u{2066}?\nand\tthis";
+        let c2 = lib.create_conversation(odd).unwrap();
+        let t2 = Turn {
+            id: 0,
+            conversation_id: c2,
+            question: odd.into(),
+            query: odd.into(),
+            answer: "a".into(),
+            citations: serde_json::json!([]),
+            mode: "answer".into(),
+            language: "en".into(),
+            model: None,
+            status: "answered".into(),
+            timings: serde_json::json!({}),
+            context_tokens: 0,
+            page_tokens: 0,
+        };
+        lib.add_turn(&t2).unwrap();
+        let kept = &lib.turns(c2).unwrap()[0];
+        assert_eq!(kept.question, "why[2J is it?\nand\tthis");
+        assert_eq!(kept.query, kept.question);
+        let title = &lib.conversations().unwrap()[0].title;
+        assert_eq!(title, "why[2J is it? and this");
+        assert!(lib.delete_conversation(c2).unwrap());
         let t = Turn {
             id: 0,
             conversation_id: c,

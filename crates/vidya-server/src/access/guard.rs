@@ -5,7 +5,8 @@ use super::*;
 
 /// Middleware: finds the caller, refuses a route the caller's role may not call (403 for
 /// anonymous or student callers of teacher routes, 401 for anonymous callers of student
-/// routes, 403 for an undeclared route), and hands the [`Caller`] to the handler.
+/// routes, 403 for an undeclared route), and hands the [`Caller`] and the [`Peer`] to the
+/// handler.
 pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Next) -> Response {
     let pattern = req
         .extensions()
@@ -16,7 +17,7 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip());
     let jar = CookieJar::from_headers(req.headers());
-    let caller = access.caller(peer, &jar);
+    let (caller, from) = access.caller_and_peer(peer, &jar);
     let need = match pattern.as_deref() {
         // Unknown /api/ paths, and the bare prefix, answer 404 to anyone.
         Some("/api" | "/api/" | "/api/{*rest}") => Some(Role::Anyone),
@@ -62,6 +63,7 @@ pub async fn guard(State(access): State<Arc<Access>>, mut req: Request, next: Ne
     }
     let student = matches!(caller, Caller::Student(_));
     req.extensions_mut().insert(caller);
+    req.extensions_mut().insert(from);
     let resp = next.run(req).await;
     if student {
         // The teacher's fixes (commands, paths) stay on the teacher's screen.

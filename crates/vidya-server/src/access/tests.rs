@@ -129,7 +129,7 @@ fn only_this_machine_is_the_teacher() {
 }
 
 #[test]
-fn an_address_keeps_few_sessions_the_class_has_a_cap_and_idle_sessions_end() {
+fn an_address_keeps_one_seat_the_class_has_a_cap_and_idle_sessions_end() {
     let a = Access::new(true, vec![]);
     let code = a.code().unwrap();
     let t0 = Instant::now();
@@ -149,10 +149,12 @@ fn an_address_keeps_few_sessions_the_class_has_a_cap_and_idle_sessions_end() {
 
     // Other addresses fill the class up to its cap.
     let later = t0 + Duration::from_secs(60);
-    for i in 0..MAX_STUDENTS - SESSIONS_PER_ADDRESS {
-        let ip = IpAddr::from([10, 1, (i / 250) as u8, (i % 250) as u8]);
-        a.join_at(ip, &code, "x", later).unwrap();
-    }
+    let others: Vec<(IpAddr, String)> = (0..MAX_STUDENTS - SESSIONS_PER_ADDRESS)
+        .map(|i| {
+            let ip = IpAddr::from([10, 1, (i / 250) as u8, (i % 250) as u8]);
+            (ip, a.join_at(ip, &code, "x", later).unwrap())
+        })
+        .collect();
     let full = a
         .join_at("10.9.9.9".parse().unwrap(), &code, "Meena", later)
         .unwrap_err();
@@ -160,13 +162,16 @@ fn an_address_keeps_few_sessions_the_class_has_a_cap_and_idle_sessions_end() {
 
     // A session in use stays; one left idle ends, and its place is free again.
     let idle_for = Duration::from_secs(SESSION_IDLE_S + 1);
-    let used = &tokens[SESSIONS_PER_ADDRESS + 1];
+    let used = &tokens[2];
     let soon = later + idle_for - Duration::from_secs(120);
-    assert_eq!(a.caller_at(used, soon), Caller::Student(used.clone()));
-    let gone = &tokens[2];
-    assert_eq!(a.caller_at(gone, later + idle_for), Caller::Anonymous);
+    assert_eq!(a.caller_at(used, ip, soon), Caller::Student(used.clone()));
+    let (gone_ip, gone) = &others[0];
     assert_eq!(
-        a.caller_at(used, later + idle_for),
+        a.caller_at(gone, *gone_ip, later + idle_for),
+        Caller::Anonymous
+    );
+    assert_eq!(
+        a.caller_at(used, ip, later + idle_for),
         Caller::Student(used.clone())
     );
     assert!(a
@@ -177,10 +182,7 @@ fn an_address_keeps_few_sessions_the_class_has_a_cap_and_idle_sessions_end() {
             later + idle_for
         )
         .is_ok());
-    assert!(
-        a.students().len() <= SESSIONS_PER_ADDRESS,
-        "the idle ones were swept"
-    );
+    assert_eq!(a.students().len(), 2, "the idle ones were swept");
 }
 
 #[test]
@@ -217,7 +219,9 @@ fn names_lose_invisible_characters_and_need_a_letter() {
 fn many_addresses_do_not_get_many_pin_guesses() {
     let a = Access::new(true, vec![]);
     let mut checked = 0u32;
-    // Each address sends fewer than MAX_TRIES wrong PINs, so none is locked on its own.
+    // Each address sends two wrong PINs, fewer than MAX_TRIES, so none is locked on its own
+    // until MAX_PIN_TRIES_ALL wrong ones were typed in all: from then on each address gets
+    // one guess before it waits.
     let mut last = StatusCode::OK;
     for i in 0..(MAX_PIN_TRIES_ALL + 10) {
         let ip = IpAddr::from([10, 2, (i / 2 / 250) as u8, (i / 2 % 250) as u8]);
@@ -229,14 +233,15 @@ fn many_addresses_do_not_get_many_pin_guesses() {
             .unwrap_err()
             .status();
     }
-    assert_eq!(checked, MAX_PIN_TRIES_ALL, "checks after the limit");
-    assert_eq!(last, StatusCode::TOO_MANY_REQUESTS);
-    // Even the right PIN waits now (from a fresh address).
-    let fresh: IpAddr = "10.3.0.1".parse().unwrap();
     assert_eq!(
-        a.teacher_login(fresh, || true).unwrap_err().status(),
-        StatusCode::TOO_MANY_REQUESTS
+        checked,
+        MAX_PIN_TRIES_ALL + 5,
+        "one check per address after the limit"
     );
+    assert_eq!(last, StatusCode::TOO_MANY_REQUESTS);
+    // The right PIN from a device that typed no wrong one is not kept out.
+    let fresh: IpAddr = "10.3.0.1".parse().unwrap();
+    assert!(a.teacher_login(fresh, || true).is_ok());
 }
 
 #[test]
@@ -245,23 +250,131 @@ fn one_question_in_flight_and_the_minutes_limit_are_per_address() {
     let code = a.code().unwrap();
     let ip: IpAddr = "10.0.0.77".parse().unwrap();
     let first = a.join(ip, &code, "Asha").unwrap();
-    let second = a.join(ip, &code, "Asha again").unwrap();
     a.begin_question(&first).unwrap();
+    // Joining again ends the first session (one seat per device), but its question is still
+    // in flight: no second one.
+    let second = a.join(ip, &code, "Asha again").unwrap();
+    assert!(a.name_of(&first).is_none());
     assert_eq!(
         a.begin_question(&second).unwrap_err().status(),
         StatusCode::TOO_MANY_REQUESTS,
-        "a second session of the address is no second question in flight"
+        "joining again is no second question in flight"
     );
     a.end_question(&first, None);
-    for i in 1..QUESTIONS_PER_MINUTE {
-        let t = if i % 2 == 0 { &first } else { &second };
-        a.begin_question(t).unwrap();
-        a.end_question(t, None);
+    for _ in 1..QUESTIONS_PER_MINUTE {
+        a.begin_question(&second).unwrap();
+        a.end_question(&second, None);
     }
     // Joining once more does not start the count again.
     let third = a.join(ip, &code, "Asha a third time").unwrap();
     assert_eq!(
         a.begin_question(&third).unwrap_err().status(),
         StatusCode::TOO_MANY_REQUESTS
+    );
+}
+
+#[test]
+fn an_address_the_laptop_gave_up_is_no_longer_the_teacher() {
+    // The laptop holds 192.168.1.5; then DHCP gives it .9 and .5 goes to a student's phone.
+    let held = std::sync::Arc::new(std::sync::Mutex::new(vec![IpAddr::from([192, 168, 1, 5])]));
+    let read = {
+        let held = held.clone();
+        move || held.lock().unwrap().clone()
+    };
+    let a = Access::reading(true, read);
+    let t0 = Instant::now();
+    let old: IpAddr = "192.168.1.5".parse().unwrap();
+    let new: IpAddr = "192.168.1.9".parse().unwrap();
+    assert!(a.is_local_at(old, t0));
+    assert!(!a.is_local_at(new, t0));
+    *held.lock().unwrap() = vec![new];
+    let later = t0 + Duration::from_secs(OWN_ADDRESSES_S + 1);
+    assert!(
+        !a.is_local_at(old, later),
+        "an address the laptop gave up still counts as the laptop"
+    );
+    assert!(a.is_local_at(new, later), "the laptop's new address");
+    // Loopback is always this machine.
+    assert!(a.is_local_at("127.0.0.1".parse().unwrap(), later));
+}
+
+#[test]
+fn a_session_stays_with_the_address_it_was_made_on() {
+    let a = Access::new(true, vec![]);
+    let code = a.code().unwrap();
+    let now = Instant::now();
+    let phone: IpAddr = "10.0.0.21".parse().unwrap();
+    let other: IpAddr = "10.0.0.22".parse().unwrap();
+    let student = a.join_at(phone, &code, "Asha", now).unwrap();
+    assert_eq!(
+        a.caller_at(&student, phone, now),
+        Caller::Student(student.clone())
+    );
+    assert_eq!(
+        a.caller_at(&student, other, now),
+        Caller::Anonymous,
+        "a student's cookie from another device"
+    );
+    let tablet: IpAddr = "10.0.0.30".parse().unwrap();
+    let teacher = a.teacher_login(tablet, || true).unwrap();
+    assert_eq!(a.caller_at(&teacher, tablet, now), Caller::Teacher);
+    assert_eq!(
+        a.caller_at(&teacher, other, now),
+        Caller::Anonymous,
+        "a PIN session's cookie from another device"
+    );
+    // The session was not ended by the attempt: the tablet still holds it.
+    assert_eq!(a.caller_at(&teacher, tablet, now), Caller::Teacher);
+}
+
+#[test]
+fn wrong_pins_from_a_few_devices_do_not_keep_the_teacher_out() {
+    let a = Access::new(true, vec![]);
+    // Five wrong PINs from each of four devices (20 in all): each is locked out.
+    for d in 0..4u8 {
+        let ip = IpAddr::from([10, 4, 0, d]);
+        for _ in 0..MAX_TRIES {
+            assert_eq!(
+                a.teacher_login(ip, || false).unwrap_err().status(),
+                StatusCode::FORBIDDEN
+            );
+        }
+        assert_eq!(
+            a.teacher_login(ip, || true).unwrap_err().status(),
+            StatusCode::TOO_MANY_REQUESTS,
+            "the guessing device waits, even with the right PIN"
+        );
+    }
+    // The teacher's tablet still signs in with the right PIN.
+    let tablet: IpAddr = "10.4.1.1".parse().unwrap();
+    assert!(a.teacher_login(tablet, || true).is_ok());
+    // While so many wrong PINs are about, a device waits after its first wrong one.
+    let another: IpAddr = "10.4.1.2".parse().unwrap();
+    assert_eq!(
+        a.teacher_login(another, || false).unwrap_err().status(),
+        StatusCode::FORBIDDEN
+    );
+    let refused = a.teacher_login(another, || true).unwrap_err();
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+}
+
+#[test]
+fn a_few_devices_cannot_take_every_seat_of_the_class() {
+    let a = Access::new(true, vec![]);
+    let code = a.code().unwrap();
+    let now = Instant::now();
+    // 125 devices joining twice each (the probe filled the class of 250 this way).
+    for i in 0..125u32 {
+        let ip = IpAddr::from([10, 5, (i / 250) as u8, (i % 250) as u8]);
+        for n in 0..2u64 {
+            a.join_at(ip, &code, "x", now + Duration::from_secs(n))
+                .unwrap();
+        }
+    }
+    assert_eq!(a.students().len(), 125, "one seat per device");
+    assert!(
+        a.join_at("10.6.0.1".parse().unwrap(), &code, "Meena", now)
+            .is_ok(),
+        "the class is not full"
     );
 }

@@ -1,7 +1,7 @@
 //! Step 4 of a turn: the model writes the answer from the draft's passages, streamed, and a
 //! model that cannot answer leaves the extractive answer with a note.
 
-use super::{ms, Draft, Generation, LlmProblem, Tutor, TutorAnswer, WHOLE_PAGES_TOKENS};
+use super::{ms, Draft, Generation, LlmProblem, Machine, Tutor, TutorAnswer, WHOLE_PAGES_TOKENS};
 use crate::answer::grounding::Grounder;
 use crate::answer::llm_client::{LlmError, OllamaClient};
 use crate::answer::prompt::{self, PromptSource};
@@ -25,9 +25,11 @@ impl Tutor {
         on_token: &mut (dyn FnMut(&str) + Send),
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<TutorAnswer> {
-        match self.generate_unless_preempted(d, on_token, cancel, None)? {
+        match self.generate_on(d, on_token, cancel, Machine::default())? {
             Generation::Answered(a) => Ok(*a),
-            Generation::Preempted(_) => unreachable!("nothing can pre-empt it without a flag"),
+            Generation::Preempted(_) | Generation::Moved(..) => {
+                unreachable!("nothing can pre-empt or move it without a machine that allows it")
+            }
         }
     }
 
@@ -43,6 +45,26 @@ impl Tutor {
         cancel: Option<Arc<AtomicBool>>,
         preempt: Option<Arc<AtomicBool>>,
     ) -> Result<Generation> {
+        let machine = Machine {
+            preempt,
+            ..Machine::default()
+        };
+        self.generate_on(d, on_token, cancel, machine)
+    }
+
+    /// [`Tutor::generate_unless_preempted`] on one answer machine of the classroom's pool
+    /// (`machine.host`, else the tutor's own Ollama address). When the machine fails (it is
+    /// not running, times out, or its stream breaks off before the answer ends) and
+    /// `machine.can_move`, the draft comes back as [`Generation::Moved`] for another machine:
+    /// the text streamed so far is void, nothing is stored. Errors: as [`Tutor::generate`].
+    pub fn generate_on(
+        &self,
+        d: Draft,
+        on_token: &mut (dyn FnMut(&str) + Send),
+        cancel: Option<Arc<AtomicBool>>,
+        machine: Machine,
+    ) -> Result<Generation> {
+        let preempt = machine.preempt.clone();
         let preempted = || preempt.as_ref().is_some_and(|p| p.load(Ordering::SeqCst));
         if preempted() {
             let mut d = d;
@@ -57,7 +79,11 @@ impl Tutor {
         } = d;
         let stop: Vec<Arc<AtomicBool>> = cancel.iter().chain(preempt.iter()).cloned().collect();
         let lang = q.lang;
-        let client = OllamaClient::new(self.llm.clone());
+        let mut llm = self.llm.clone();
+        if let Some(h) = &machine.host {
+            llm.host = h.clone();
+        }
+        let client = OllamaClient::new(llm);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build();
@@ -147,6 +173,33 @@ impl Tutor {
                         trace,
                         cache_key,
                     })));
+                }
+                // The machine failed: another takes the question, from its start.
+                let failed_here = match &result {
+                    Err(e) => matches!(
+                        e,
+                        LlmError::NotRunning { .. }
+                            | LlmError::Timeout { .. }
+                            | LlmError::Server { .. }
+                    )
+                    .then(|| e.to_string()),
+                    Ok(g) if g.broken => g.stop_reason.clone(),
+                    Ok(_) => None,
+                };
+                if let Some(why) = failed_here.filter(|_| machine.can_move && !cancelled) {
+                    answer.base.timings_ms.remove("generate");
+                    answer.base.timings_ms.remove("first_shown");
+                    let moves = trace["moved"].as_u64().unwrap_or(0) + 1;
+                    trace["moved"] = moves.into();
+                    return Ok(Generation::Moved(
+                        Box::new(Draft {
+                            q,
+                            answer,
+                            trace,
+                            cache_key,
+                        }),
+                        why,
+                    ));
                 }
                 match result {
                     Err(e) => self.fall_back(&mut answer, e),

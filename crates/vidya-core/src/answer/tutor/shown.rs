@@ -51,9 +51,9 @@ impl Tutor {
         }
         trace["generated"] = serde_json::to_value(&g).unwrap_or_default();
         trace["grounding"] = serde_json::to_value(check.checked()).unwrap_or_default();
-        trace["stream_cut"] = format!("{:?}", check.cut()).into();
         let (checked, report) = postcheck::check(&g.text, n_sources, system, lang);
         answer.postcheck = report;
+        answer.postcheck.stream_cut = check.cut().map(|c| c.as_str().to_string());
         let grounding = check.checked();
         let pc = &mut answer.postcheck;
         pc.removed_sentences = grounding.removed();

@@ -591,6 +591,7 @@ pub fn read(text: &str) -> Sentence {
         });
     }
     attach_units(&mut words);
+    read_ordinals(&mut words);
     let script = counts
         .into_iter()
         .filter(|(s, _)| *s != Script::Other)
@@ -612,6 +613,34 @@ fn split_glued_unit(lower: &str) -> (&str, Option<&'static str>) {
     match units().get(&lower[digits..]) {
         Some(u) => (&lower[..digits], Some(*u)),
         None => (lower, None),
+    }
+}
+
+/// Ordinals that name which one of a series ("the first law", "the third stage"): a number
+/// when a content word follows, so that "first law" against "third law" is a changed number.
+const ORDINALS: &[(&str, f64)] = &[
+    ("first", 1.0),
+    ("second", 2.0),
+    ("third", 3.0),
+    ("fourth", 4.0),
+    ("fifth", 5.0),
+    ("sixth", 6.0),
+    ("seventh", 7.0),
+    ("eighth", 8.0),
+    ("ninth", 9.0),
+    ("tenth", 10.0),
+];
+
+fn read_ordinals(words: &mut [Word]) {
+    for i in 0..words.len().saturating_sub(1) {
+        let Some((_, v)) = ORDINALS.iter().find(|(o, _)| *o == words[i].lower) else {
+            continue;
+        };
+        if words[i + 1].role == Role::Content {
+            words[i].role = Role::Number;
+            words[i].value = Some(*v);
+            words[i].unit = Some("ordinal");
+        }
     }
 }
 
