@@ -21,6 +21,18 @@ pub struct Classroom {
     server: tokio::sync::Mutex<Option<Server>>,
 }
 
+impl Classroom {
+    /// When the class running now (or the last one of this classroom mode) started, in Unix
+    /// seconds; `None` while classroom mode is off.
+    pub async fn class_started(&self) -> Option<i64> {
+        self.server
+            .lock()
+            .await
+            .as_ref()
+            .and_then(|s| s.access().class_started())
+    }
+}
+
 fn classroom_error(message: String) -> ErrorBody {
     ErrorBody {
         kind: "classroom".into(),

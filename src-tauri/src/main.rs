@@ -22,6 +22,7 @@ use vidya_core::store::{BookInfo, Conversation, Turn};
 use vidya_core::Library;
 
 mod classroom;
+mod report;
 
 /// mimalloc on Windows (see the `mimalloc` entry of Cargo.toml: Wine 8's heap stalls the model
 /// load; the Windows build is tested under Wine).
@@ -347,6 +348,9 @@ fn main() {
             books,
             delete_book,
             stats,
+            report::class_report,
+            report::class_report_csv,
+            report::answer_machines,
             get_settings,
             save_settings,
             conversations,

@@ -146,7 +146,19 @@ test('students join with the code, ask on a phone, see only their own conversati
   assert.ok(devices.some((d) => d.includes('<img src=x')), 'the markup is shown as text');
   assert.equal(await teacher.evaluate(() => window.__pwned), undefined);
   assert.equal(await teacher.locator('#class-students img').count(), 0);
-  await teacher.screenshot({ path: join(shots, 'classroom-teacher-dashboard-en.png') });
+  // The class report: Asha's question under the page it was answered from, per device too,
+  // and in the CSV; the answer machines: this laptop's Ollama, up, one answer written.
+  await teacher.waitForFunction(() => document.querySelectorAll('#report-groups details').length > 0);
+  const byPage = await teacher.locator('#report-groups').textContent();
+  assert.ok(byPage.includes('how does chlorophyll capture light energy'), byPage);
+  assert.match(byPage, /page \d+/i);
+  assert.ok((await teacher.locator('#report-devices').textContent()).includes('Asha'));
+  const csv = await teacher.evaluate(async () => (await fetch(document.getElementById('report-csv-link').href)).text());
+  assert.ok(csv.split('\n').some((l) => l.includes('Asha') && l.includes('how does chlorophyll capture light energy')), csv);
+  await teacher.waitForFunction(() => document.querySelectorAll('#machine-rows tr').length === 1);
+  assert.equal(await teacher.locator('#machine-rows tr.up').count(), 1);
+  assert.match(await teacher.locator('#machine-rows tr').innerText(), /Up[\s\S]*1/);
+  await teacher.screenshot({ path: join(shots, 'classroom-teacher-dashboard-en.png'), fullPage: true });
   // The teacher sets a PIN on the laptop's Settings screen; on a tablet, the PIN gives the
   // teacher's screens.
   await teacher.click('#tab-settings');

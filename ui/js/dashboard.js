@@ -1,9 +1,12 @@
 // The Dashboard: questions asked, median time to answer, tokens sent vs. a full-page
-// baseline, cache hit rate, per-stage latency; small SVG charts drawn with DOM calls.
+// baseline, cache hit rate, per-stage latency; small SVG charts drawn with DOM calls. Also
+// the answer machines' state and the class report (what the students asked, by book, chapter
+// and page; what the books could not answer; per student and device; as CSV). Students'
+// words are shown as text only, never markup.
 
 import * as api from './transport.js';
 import { t } from './i18n.js';
-import { text } from './render.js';
+import { text, el } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
@@ -76,16 +79,167 @@ async function refreshClassroom() {
   }) : [Object.assign(document.createElement('li'), { className: 'muted', textContent: t('class.none') })]));
 }
 
-/** Wires the classroom buttons; while the Dashboard is open, the classroom panel is read
- * again every 5 s (who joined, questions per minute). */
+/** The answer machines: address, up or down (with the last error), answering now of the
+ * answers it writes at once, answered, failures. */
+async function refreshMachines() {
+  let list;
+  try { list = await api.call('answer_machines'); } catch { $('machines').hidden = true; return; }
+  $('machines').hidden = false;
+  $('machine-rows').replaceChildren(...list.map((m) => {
+    const tr = document.createElement('tr');
+    tr.className = m.up ? 'up' : 'down';
+    const state = el('td', null);
+    state.append(el('span', `badge ${m.up ? 'ok' : 'problem'}`, t(m.up ? 'machines.up' : 'machines.down')));
+    if (m.last_error) state.append(el('div', 'muted small', m.up ? t('machines.last_error', { error: m.last_error }) : m.last_error));
+    tr.append(
+      el('td', 'address', m.host || t('machines.this_laptop')),
+      state,
+      el('td', null, `${m.busy} / ${m.slots}`),
+      el('td', null, m.answered),
+      el('td', null, m.failures),
+    );
+    return tr;
+  }));
+}
+
+/** The `since` of the report's menu: `class`, `all`, or today's local midnight (Unix s). */
+function reportSince() {
+  const v = $('report-since').value;
+  if (v !== 'today') return v;
+  const midnight = new Date();
+  midnight.setHours(0, 0, 0, 0);
+  return String(Math.floor(midnight.getTime() / 1000));
+}
+
+/** A report time (`YYYY-MM-DD HH:MM:SS`, this computer's clock): the hour alone today. */
+function when(time) {
+  const d = new Date();
+  const today = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+  return time.startsWith(today) ? time.slice(11, 16) : time.slice(0, 16);
+}
+
+/** Book › chapter (the chapter left out when it is the book's own title, as for a book of
+ * one chapter file). */
+function bookAndChapter(book, chapter) {
+  return chapter && chapter !== book ? `${book} › ${chapter}` : book;
+}
+
+/** One question of the report: “words” — student · time, and its page or why the books did
+ * not answer it. */
+function questionItem(q, { student = true, status = false, page = true } = {}) {
+  const li = el('li', 'report-question');
+  li.append(el('q', null, q.question));
+  const meta = [];
+  if (student) meta.push(q.student);
+  meta.push(when(q.time));
+  if (status) {
+    const label = t(`status.${q.status}`);
+    meta.push(label === `status.${q.status}` ? q.status : label);
+  }
+  if (!status && page && q.book) meta.push(t('report.page', { book: q.book, page: q.page_label || '–' }));
+  li.append(el('span', 'muted small', ` — ${meta.join(' · ')}`));
+  return li;
+}
+
+/** `<details>` that stay open while the report is drawn again (keyed by `data-key`). */
+function openKeys(root) {
+  return new Set([...root.querySelectorAll('details[open]')].map((d) => d.dataset.key));
+}
+
+function details(key, open, summary, body) {
+  const d = document.createElement('details');
+  d.dataset.key = key;
+  d.open = open.has(key);
+  const s = document.createElement('summary');
+  s.append(...summary);
+  d.append(s, body);
+  return d;
+}
+
+function noneItem(key) {
+  return el('li', 'muted', t(key));
+}
+
+/** The class report: by page, not answered, per student and device. */
+async function refreshReport() {
+  const since = reportSince();
+  $('report-csv-link').href = `/api/class-report.csv?since=${encodeURIComponent(since)}`;
+  $('report-csv-link').download = `class-report-${new Date().toISOString().slice(0, 10)}.csv`;
+  let r;
+  try { r = await api.call('class_report', { since }); } catch (err) {
+    text($('report-summary'), err.message);
+    return;
+  }
+  text($('report-summary'), r.total
+    ? t('report.summary', { total: r.total, unanswered: r.unanswered.length, devices: r.devices.length })
+    : t('report.empty'));
+  const open = openKeys($('report'));
+  const groups = [];
+  for (const b of r.groups) {
+    for (const c of b.chapters) {
+      for (const p of c.pages) {
+        const key = `p:${b.book_id}:${b.book}:${c.chapter}:${p.page}`;
+        const where = [el('span', 'where', `${bookAndChapter(b.book, c.chapter)} › ${t('sources.page', { page: p.page_label || '–' })}`), el('span', 'count', p.count)];
+        const list = el('ul', 'report-questions');
+        list.append(...p.questions.map((q) => questionItem(q, { page: false })));
+        const li = el('li');
+        li.append(details(key, open, where, list));
+        groups.push(li);
+      }
+    }
+  }
+  $('report-groups').replaceChildren(...(groups.length ? groups : [noneItem('report.none')]));
+  $('report-unanswered').replaceChildren(...(r.unanswered.length
+    ? r.unanswered.map((q) => questionItem(q, { status: true }))
+    : [noneItem('report.none_unanswered')]));
+  $('report-devices').replaceChildren(...(r.devices.length ? r.devices.map((d) => {
+    const list = el('ul', 'report-questions');
+    list.append(...d.questions.map((q) => questionItem(q, { student: false, status: q.status === 'gated' || q.status === 'refused' || !q.book })));
+    const summary = [
+      el('span', 'where', `${d.student} · ${d.device}`),
+      el('span', 'count', d.count),
+      el('span', 'muted small', d.unanswered ? ` ${t('report.device_unanswered', { n: d.unanswered })}` : ''),
+    ];
+    return details(`d:${d.student}:${d.device}`, open, summary, list);
+  }) : [el('p', 'muted', t('report.none'))]));
+}
+
+/** Saves the CSV (the window: beside the library, the path shown). */
+async function saveCsv() {
+  const status = $('report-csv-status');
+  try {
+    const path = await api.call('class_report_csv', { since: reportSince() });
+    status.className = 'notice small';
+    text(status, t('report.saved', { path }));
+  } catch (err) {
+    status.className = 'error small';
+    text(status, err.message);
+  }
+}
+
+/** Wires the classroom buttons and the report; while the Dashboard is open, the classroom
+ * panel, the answer machines and the class report are read again every 5 s (who joined,
+ * questions per minute, machines busy or down, new questions). */
 export function init() {
-  setInterval(() => { if (!$('screen-dashboard').hidden) refreshClassroom(); }, 5000);
+  setInterval(() => {
+    if ($('screen-dashboard').hidden) return;
+    refreshClassroom();
+    refreshMachines();
+    refreshReport();
+  }, 5000);
   $('class-end').addEventListener('click', async () => { await api.call('classroom_end'); refreshClassroom(); });
   $('class-start').addEventListener('click', async () => { await api.call('classroom_start'); refreshClassroom(); });
+  $('report-since').addEventListener('change', () => { text($('report-csv-status'), ''); refreshReport(); });
+  // In the window the CSV is saved by Vidya beside the library; in a browser it downloads.
+  $('report-csv-link').hidden = api.inApp;
+  $('report-csv-save').hidden = !api.inApp;
+  $('report-csv-save').addEventListener('click', saveCsv);
 }
 
 export async function refresh() {
   refreshClassroom();
+  refreshMachines();
+  refreshReport();
   let s;
   try { s = await api.call('stats'); } catch { return; }
   text($('d-questions'), s.questions);

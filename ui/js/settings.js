@@ -1,5 +1,7 @@
 // The Settings screen: Ollama host and model, default answer language and mode, token-budget
-// preset. Saved in the library folder (settings.json) by the engine, which validates them.
+// preset, and for a class the other answer machines (one address per line) and the answers
+// each writes at once. Saved in the library folder (settings.json) by the engine, which
+// validates them. Only the teacher reaches this screen (the routes are the teacher's).
 
 import * as api from './transport.js';
 import { t } from './i18n.js';
@@ -19,6 +21,8 @@ function fill(s) {
   $('s-model').value = s.model;
   $('s-language').value = s.language;
   $('s-mode').value = s.mode;
+  $('s-machines').value = (s.answer_machines || []).join('\n');
+  $('s-at-once').value = String(s.answers_at_once || 1);
   document.querySelectorAll('input[name=budget]').forEach((r) => { r.checked = r.value === s.budget; });
 }
 
@@ -102,6 +106,16 @@ function initPin() {
   });
 }
 
+/** The answer machines typed, one per line (commas also separate them), each once. */
+export function machineLines(value) {
+  const out = [];
+  for (const part of String(value).split(/[\n\r,]+/)) {
+    const a = part.trim();
+    if (a && !out.includes(a)) out.push(a);
+  }
+  return out;
+}
+
 export function init(onSaved) {
   initPin();
   initClassroom();
@@ -116,6 +130,8 @@ export function init(onSaved) {
         language: $('s-language').value,
         mode: $('s-mode').value,
         budget: budget ? budget.value : 'balanced',
+        answer_machines: machineLines($('s-machines').value),
+        answers_at_once: Number.parseInt($('s-at-once').value, 10) || 1,
       });
       status.className = 'notice';
       text(status, t('settings.saved'));

@@ -27,6 +27,8 @@ const routes = {
   books: () => ['GET', '/api/books'],
   delete_book: (a) => ['DELETE', `/api/books/${encodeURIComponent(a.id)}`],
   stats: () => ['GET', '/api/stats'],
+  class_report: (a) => ['GET', `/api/class-report?since=${encodeURIComponent(a.since || 'all')}`],
+  answer_machines: () => ['GET', '/api/answer-machines'],
   get_settings: () => ['GET', '/api/settings'],
   save_settings: (a) => ['PUT', '/api/settings', a.settings],
   conversations: () => ['GET', '/api/conversations'],

@@ -34,6 +34,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use vidya_core::app::roles::{role_of, Role};
+use vidya_core::store::class_report::Asker;
 
 /// Wrong join codes an address may send before it has to wait.
 pub const MAX_TRIES: u32 = 5;
@@ -125,6 +126,8 @@ struct Failures {
 #[derive(Debug, Default)]
 struct Inner {
     code: Option<String>,
+    /// When the class running now (or the last one) started, in Unix seconds.
+    class_started: Option<i64>,
     students: HashMap<String, Student>,
     /// Sessions of the teacher on another device (after the teacher PIN).
     teachers: HashMap<String, TeacherSession>,
@@ -327,6 +330,7 @@ impl Access {
             listening: std::sync::OnceLock::new(),
             inner: Mutex::new(Inner {
                 code: classroom.then(new_code),
+                class_started: classroom.then(vidya_core::app::class_report::unix_now),
                 ..Inner::default()
             }),
         }
@@ -365,6 +369,7 @@ impl Access {
         let mut inner = self.lock();
         inner.students.clear();
         inner.code = Some(new_code());
+        inner.class_started = Some(vidya_core::app::class_report::unix_now());
         inner.code.clone()
     }
 
@@ -594,6 +599,23 @@ impl Access {
         self.lock().students.get(token).map(|s| s.name.clone())
     }
 
+    /// Who holds a student session, for the teacher's class report: the name typed when
+    /// joining, the device (its address) and when the class started.
+    pub fn asker_of(&self, token: &str) -> Option<Asker> {
+        let inner = self.lock();
+        inner.students.get(token).map(|s| Asker {
+            student: s.name.clone(),
+            device: device_id(s.ip),
+            class_started: inner.class_started,
+        })
+    }
+
+    /// When the class running now, or the last one, started (Unix seconds); `None` outside
+    /// classroom mode.
+    pub fn class_started(&self) -> Option<i64> {
+        self.lock().class_started
+    }
+
     /// True when the student owns conversation `id`.
     pub fn owns(&self, token: &str, id: i64) -> bool {
         self.lock()
@@ -690,6 +712,17 @@ impl Access {
             .collect();
         list.sort_by_key(|v| v["name"].as_str().unwrap_or_default().to_lowercase());
         list
+    }
+}
+
+/// A device as the class report names it: its network address (an IPv4 address mapped into
+/// IPv6 written as IPv4).
+pub fn device_id(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V6(v6) => v6
+            .to_ipv4_mapped()
+            .map_or_else(|| v6.to_string(), |v4| v4.to_string()),
+        v4 => v4.to_string(),
     }
 }
 

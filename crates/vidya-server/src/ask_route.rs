@@ -2,7 +2,8 @@
 //! event stream (`sources`, `queued`, `token` (a student's answer pre-empted by the teacher's
 //! question: `restart`, `queued` again and the tokens from the start), then `answer` or `error`). A student's
 //! question counts against their session's limits; closing the stream, or hanging up on a
-//! `"stream": false` request, cancels the question.
+//! `"stream": false` request, cancels the question. A student's answered question is
+//! recorded with their name and device for the teacher's class report.
 
 use crate::access::{Access, Caller};
 use crate::{blocking, check_owner, event, json_body, sse, ApiError};
@@ -14,13 +15,30 @@ use axum::Json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::mpsc;
+use vidya_core::answer::TutorAnswer;
 use vidya_core::app::{App, AskControl, AskEvent, AskRequest, ErrorBody};
+use vidya_core::store::class_report::Asker;
 
 /// A student's question in flight: ends it (and records its conversation) when dropped.
 struct InFlight {
     access: Arc<Access>,
     token: Option<String>,
     conversation: Option<i64>,
+    /// The student who asks, and when (Unix seconds), for the class report.
+    asker: Option<(Asker, i64)>,
+}
+
+impl InFlight {
+    /// Records the asking student with the answer's turn (the teacher's class report); a
+    /// failure is logged, never the student's problem.
+    fn record(&self, app: &App, answer: &TutorAnswer) {
+        let (Some((who, at)), Some(turn)) = (&self.asker, answer.turn_id) else {
+            return;
+        };
+        if let Err(e) = app.record_class_question(turn, who, *at) {
+            tracing::warn!(error = %e, "could not record the question for the class report");
+        }
+    }
 }
 
 impl Drop for InFlight {
@@ -63,10 +81,15 @@ pub async fn ask(
         }
         _ => None,
     };
+    let asker = token
+        .as_deref()
+        .and_then(|t| access.asker_of(t))
+        .map(|who| (who, vidya_core::app::class_report::unix_now()));
     let flight = InFlight {
         access,
         token,
         conversation: req.conversation,
+        asker,
     };
     let who = Who {
         teacher: matches!(caller, Caller::Teacher),
@@ -112,6 +135,7 @@ async fn answer_whole(
             },
         )?;
         flight.conversation = answer.conversation_id.or(flight.conversation);
+        flight.record(&app, &answer);
         Ok(answer)
     })
     .await?;
@@ -170,6 +194,7 @@ fn answer_streamed(app: Arc<App>, req: AskRequest, flight: InFlight, who: Who) -
         let last = match app.ask_with(&req, &mut on_token, ctl) {
             Ok(a) => {
                 flight.conversation = a.conversation_id.or(flight.conversation);
+                flight.record(&app, &a);
                 AskEvent::Answer(Box::new(if who.student {
                     crate::student_view::answer(a)
                 } else {

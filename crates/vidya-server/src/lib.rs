@@ -24,6 +24,10 @@
 //!   `POST /api/books/{id}/reindex` → an ingest event stream (the book is read again from its
 //!   file and replaced in one transaction).
 //! - `GET /api/stats` → `vidya stats --json` (the dashboard's figures).
+//! - The teacher's view of the class (`report_routes.rs`): `GET /api/class-report[?since=]`
+//!   → what the class asked by book, chapter and page, the questions the books could not
+//!   answer and each device's questions; `GET /api/class-report.csv[?since=]` → the same
+//!   questions as CSV; `GET /api/answer-machines` → each answer machine's state.
 //! - `GET /api/settings`, `PUT /api/settings` (the whole settings object) → the settings in
 //!   effect.
 //! - `GET /api/conversations`, `GET /api/conversations/{id}` (its turns),
@@ -69,6 +73,7 @@ pub mod classroom;
 mod ingest_routes;
 pub mod listen;
 pub mod page_route;
+mod report_routes;
 mod setup_routes;
 pub mod student_view;
 
@@ -278,6 +283,12 @@ pub fn router(app: Arc<App>, access: Arc<Access>, ui: &Path) -> Router {
         .route("/api/books/{id}", delete(delete_book))
         .route("/api/books/{id}/reindex", post(ingest_routes::reindex))
         .route("/api/stats", get(stats))
+        .route("/api/class-report", get(report_routes::class_report))
+        .route(
+            "/api/class-report.csv",
+            get(report_routes::class_report_csv),
+        )
+        .route("/api/answer-machines", get(report_routes::answer_machines))
         .route("/api/settings", get(get_settings).put(put_settings))
         .route("/api/conversations", get(conversations))
         .route(

@@ -25,11 +25,13 @@ pub(super) fn answers(tutor: &Tutor, args: &EvalArgs, opts: &TutorOptions) -> Re
     };
     let r = eval::answer_quality(
         tutor,
-        qa,
-        args.unanswerable.as_deref(),
-        split,
+        eval::answers::QuestionSet {
+            qa,
+            unanswerable: args.unanswerable.as_deref(),
+            split,
+            limit: args.limit,
+        },
         opts,
-        args.limit,
         eval::answers::Compare {
             extractive: args.baseline,
             whole_pages: args.whole_pages,
@@ -110,13 +112,14 @@ pub(super) fn answers(tutor: &Tutor, args: &EvalArgs, opts: &TutorOptions) -> Re
     }
     out!("\nwhat the student sees ({}):", opts.layout_name());
     out!(
-        "{:<20} {:>13} {:>13} {:>7} {:>8} {:>8} {:>6} {:>16}",
+        "{:<20} {:>13} {:>13} {:>7} {:>8} {:>8} {:>6} {:>6} {:>16}",
         "",
         "first word p50",
         "first word p95",
         "graded",
         "correct",
         "partial",
+        "off",
         "wrong",
         "wrong-but-cited"
     );
@@ -129,13 +132,14 @@ pub(super) fn answers(tutor: &Tutor, args: &EvalArgs, opts: &TutorOptions) -> Re
             }
         };
         format!(
-            "{:<20} {:>13} {:>13} {:>7} {:>8} {:>8} {:>6} {:>16}",
+            "{:<20} {:>13} {:>13} {:>7} {:>8} {:>8} {:>6} {:>6} {:>16}",
             name,
             ms(f.first_shown_p50_ms),
             ms(f.first_shown_p95_ms),
             f.graded,
             share(f.correct),
             share(f.partial),
+            share(f.off),
             share(f.wrong),
             share(f.wrong_but_cited)
         )

@@ -17,6 +17,7 @@ mod real_llm;
 mod sample_book;
 mod serve_api;
 mod serve_pool;
+mod serve_report;
 mod serve_roles;
 mod setup_cli;
 mod tricky_pdfs;

@@ -5,7 +5,8 @@
 //!
 //! It also stops the model early (through [`StreamCheck::finish`], which the client polls)
 //! when going on cannot help the student:
-//! - the answer's first statement (the one that answers the question) fails the check: the
+//! - the answer's first statement (the one that answers the question) fails the check, or is
+//!   about something else than the question asks ("g on Mars" for "g near Earth"): the
 //!   student gets the textbook's quotes instead, never an answer that lost its point
 //!   ([`StreamCheck::lost_point`]);
 //! - the model repeats a sentence it already wrote ([`MAX_REPEATS`] times: a loop);
@@ -54,6 +55,8 @@ pub enum Cut {
 pub struct StreamCheck<'a> {
     grounder: &'a Grounder<'a>,
     system_prompt: &'a str,
+    /// The question (the first statement must be about it).
+    question: &'a str,
     buffer: String,
     /// What the student has been shown (the answer kept).
     shown: String,
@@ -139,11 +142,19 @@ impl Cut {
 
 impl<'a> StreamCheck<'a> {
     /// A check over `grounder`'s sources; `system_prompt` is what the model was told (its
-    /// rule lines are never shown); `source_words`: the sources' length, for the length cap.
-    pub fn new(grounder: &'a Grounder<'a>, system_prompt: &'a str, source_words: usize) -> Self {
+    /// rule lines are never shown); `question`: what the student asked (the first statement
+    /// must be about it, [`super::verify::answers_another_question`]); `source_words`: the
+    /// sources' length, for the length cap.
+    pub fn new(
+        grounder: &'a Grounder<'a>,
+        system_prompt: &'a str,
+        question: &'a str,
+        source_words: usize,
+    ) -> Self {
         Self {
             grounder,
             system_prompt,
+            question,
             buffer: String::new(),
             shown: String::new(),
             seen: Vec::new(),
@@ -276,11 +287,13 @@ impl<'a> StreamCheck<'a> {
                 self.supported += 1;
             }
         }
-        let lost = g
-            .sentences
-            .iter()
-            .find(|s| s.verdict != Verdict::NotAFact)
-            .is_some_and(|s| s.verdict == Verdict::Removed);
+        let first = g.sentences.iter().find(|s| s.verdict != Verdict::NotAFact);
+        let lost = first.is_some_and(|s| {
+            s.verdict == Verdict::Removed
+                || (first_fact
+                    && !self.question.is_empty()
+                    && super::verify::answers_another_question(self.question, &s.text))
+        });
         let kept = g.text();
         self.checked.sentences.extend(g.sentences);
         if first_fact && lost {
@@ -358,7 +371,7 @@ mod tests {
     fn run(sources: &[Citation], pieces: &[&str]) -> (String, Vec<String>, Option<Cut>) {
         let tok = Tokenizer::new();
         let g = Grounder::new(sources, None, &tok).unwrap();
-        let mut check = StreamCheck::new(&g, "Two to four sentences.", 200);
+        let mut check = StreamCheck::new(&g, "Two to four sentences.", "", 200);
         let mut shown = Vec::new();
         for p in pieces {
             check.push(p, &mut |t| shown.push(t.to_string()));

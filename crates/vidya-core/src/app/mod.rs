@@ -7,6 +7,7 @@
 //! Every method blocks: call it from a worker thread (`spawn_blocking`), never from the UI
 //! thread or an async task.
 
+pub mod class_report;
 pub mod events;
 mod ingesting;
 pub mod operations;

@@ -66,6 +66,9 @@ pub struct MachineHealth {
     pub last_error: Option<String>,
 }
 
+/// One answer machine's record: host, set aside until, answered, failures, last error.
+type MachineRecord = (String, Option<Instant>, u64, u64, Option<String>);
+
 #[derive(Debug)]
 struct State {
     next: u64,
@@ -73,7 +76,7 @@ struct State {
     waiting: VecDeque<(u64, bool)>,
     slots: Vec<Slot>,
     /// Per machine: set aside until, answered, failures, last error.
-    machines: Vec<(String, Option<Instant>, u64, u64, Option<String>)>,
+    machines: Vec<MachineRecord>,
 }
 
 impl Default for State {
@@ -88,10 +91,7 @@ impl Default for State {
 }
 
 impl State {
-    fn machine(
-        &mut self,
-        host: &str,
-    ) -> Option<&mut (String, Option<Instant>, u64, u64, Option<String>)> {
+    fn machine(&mut self, host: &str) -> Option<&mut MachineRecord> {
         self.machines.iter_mut().find(|m| m.0 == host)
     }
 

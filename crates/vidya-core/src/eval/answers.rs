@@ -176,6 +176,8 @@ pub struct AnswerFigures {
     pub correct: f64,
     /// Share graded partial.
     pub partial: f64,
+    /// Share graded off: nothing false, but it does not answer the question.
+    pub off: f64,
     /// Share graded wrong.
     pub wrong: f64,
     /// Share graded wrong that carry a citation `[n]`: a false or off-question answer the
@@ -191,7 +193,10 @@ pub enum Grade {
     Correct,
     /// True but incomplete, or answers part of the question.
     Partial,
-    /// States something false, or answers another question as if it answered this one.
+    /// Says nothing false but does not answer the question (quotes on something else).
+    Off,
+    /// States something false (a wrong fact, a flipped meaning, a wrong term or number), or
+    /// answers another question as if it answered this one.
     Wrong,
 }
 
@@ -221,7 +226,7 @@ pub fn grading_key(question: &str, answer: &str) -> String {
     hex::encode(&d[..8])
 }
 
-/// Reads grades: JSONL records `{"key", "grade": "correct" | "partial" | "wrong"}`.
+/// Reads grades: JSONL records `{"key", "grade": "correct" | "partial" | "off" | "wrong"}`.
 /// Errors: the file cannot be read.
 pub fn read_grades(path: &Path) -> Result<std::collections::HashMap<String, Grade>> {
     #[derive(Deserialize)]
@@ -328,6 +333,10 @@ impl Acc {
             ),
             partial: share(
                 self.grades.iter().filter(|g| g.0 == Grade::Partial).count(),
+                self.grades.len(),
+            ),
+            off: share(
+                self.grades.iter().filter(|g| g.0 == Grade::Off).count(),
                 self.grades.len(),
             ),
             wrong: share(
@@ -505,21 +514,37 @@ pub struct Compare {
     pub whole_pages: bool,
 }
 
-/// Asks every question of `qa` (and of `unanswerable`) through `tutor` with `opts` (no cache,
-/// not remembered) and reports the figures of [`AnswerReport`], with the comparisons that
-/// `compare` asks for.
+/// Which questions [`answer_quality`] asks.
+#[derive(Debug, Clone, Copy)]
+pub struct QuestionSet<'a> {
+    /// Answerable questions: a QA JSONL file (see [`read_items`]).
+    pub qa: &'a Path,
+    /// Questions the book does not answer (JSONL with `question`), if any.
+    pub unanswerable: Option<&'a Path>,
+    /// Keep records of this split only (records without one are kept).
+    pub split: Option<&'a str>,
+    /// Ask at most this many of each file.
+    pub limit: Option<usize>,
+}
+
+/// Asks every question of `set.qa` (and of `set.unanswerable`) through `tutor` with `opts`
+/// (no cache, not remembered) and reports the figures of [`AnswerReport`], with the
+/// comparisons that `compare` asks for.
 ///
 /// Errors: no model answering, unreadable files, no usable question.
 pub fn answer_quality(
     tutor: &Tutor,
-    qa: &Path,
-    unanswerable: Option<&Path>,
-    split: Option<&str>,
+    set: QuestionSet<'_>,
     opts: &TutorOptions,
-    limit: Option<usize>,
     compare: Compare,
     grading: &mut Grading,
 ) -> Result<AnswerReport> {
+    let QuestionSet {
+        qa,
+        unanswerable,
+        split,
+        limit,
+    } = set;
     if !opts.use_llm {
         return Err(VidyaError::BadOption(
             "answer eval measures the model's answers: run it without --no-llm".into(),

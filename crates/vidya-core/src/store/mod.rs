@@ -4,6 +4,7 @@
 //! A book is written in exactly one transaction ([`Library::insert_book`]): a crash or kill at any
 //! moment leaves the library as it was before that book.
 
+pub mod class_report;
 pub mod conversations;
 pub mod drive;
 pub mod insert;

@@ -186,6 +186,19 @@ pub const MIGRATIONS: &[&str] = &[
         "DROP TABLE IF EXISTS bm25_postings; DROP TABLE IF EXISTS bm25_books;",
         bm25_tables!()
     ),
+    // v8: who asked each question in classroom mode (`store::class_report`): the name the
+    // student typed when joining, the device (its network address), when (Unix seconds), and
+    // the start of the class session; gone with its turn (a deleted conversation).
+    r#"
+    CREATE TABLE class_questions (
+        turn_id        INTEGER PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,
+        student        TEXT NOT NULL,
+        device         TEXT NOT NULL,
+        asked_at       INTEGER NOT NULL,
+        class_started  INTEGER
+    );
+    CREATE INDEX class_questions_time ON class_questions(asked_at);
+    "#,
 ];
 
 /// [`bm25_tables`] as one statement batch.

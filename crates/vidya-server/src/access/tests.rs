@@ -378,3 +378,25 @@ fn a_few_devices_cannot_take_every_seat_of_the_class() {
         "the class is not full"
     );
 }
+
+#[test]
+fn a_students_name_device_and_class_are_known_for_the_class_report() {
+    let a = Access::new(true, vec![]);
+    let code = a.code().unwrap();
+    let first = a
+        .class_started()
+        .expect("a class started with classroom mode");
+    let ip: IpAddr = "::ffff:192.168.1.21".parse().unwrap();
+    let token = a.join(ip, &code, "  Asha\u{202E} K  ").unwrap();
+    let who = a.asker_of(&token).unwrap();
+    assert_eq!(who.student, "Asha K");
+    assert_eq!(who.device, "192.168.1.21");
+    assert_eq!(who.class_started, Some(first));
+    assert_eq!(a.asker_of("no such session"), None);
+    // A new class: its own start; ending it keeps the start for "since the class started".
+    a.start_class();
+    assert!(a.class_started().unwrap() >= first);
+    a.end_class();
+    assert!(a.class_started().is_some());
+    assert_eq!(Access::new(false, vec![]).class_started(), None);
+}

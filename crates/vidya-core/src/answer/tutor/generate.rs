@@ -137,7 +137,7 @@ impl Tutor {
                     .iter()
                     .map(|c| c.text.split_whitespace().count())
                     .sum();
-                let mut check = StreamCheck::new(&grounder, &p.system, source_words);
+                let mut check = StreamCheck::new(&grounder, &p.system, &q.question, source_words);
                 let finish = check.finish();
                 let t = Instant::now();
                 let mut first_shown: Option<f64> = None;

@@ -281,6 +281,26 @@ pub fn quantifier(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<F
             source: Some("all".into()),
         });
     }
+    // "Some viruses are up to 1000 nm" told as "viruses are 1000 nm": what the book says of
+    // some, said of all.
+    let any_quantifier = |x: &Sentence| {
+        x.has_any(UNIVERSAL, None) || x.has_any(PARTIAL, None) || x.has_any(ONLY, None)
+    };
+    if !any_quantifier(a) {
+        let limited = s.words.iter().find(|w| {
+            clauses.contains(&w.clause)
+                && matches!(
+                    w.lower.as_str(),
+                    "some" | "few" | "several" | "certain" | "most" | "many"
+                )
+        });
+        if let Some(w) = limited {
+            return Some(Finding::Quantifier {
+                answer: "(all)".into(),
+                source: Some(w.lower.clone()),
+            });
+        }
+    }
     if let Some(q) = first(ONLY) {
         if !in_s(ONLY) && !s.has_any(ONLY, None) {
             return Some(Finding::Quantifier {

@@ -50,7 +50,7 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
     let tokens: Vec<String> = answer
         .split_word_bounds()
         .filter(|t| !t.trim().is_empty())
-        .map(|t| fold(t))
+        .map(fold)
         .collect();
     let direction: HashMap<&str, &str> = cues::HI_DIRECTION.iter().copied().collect();
     let mut out: Vec<String> = Vec::new();

@@ -338,7 +338,8 @@ impl Lexicon {
     /// most [`SIBLING_STEPS`] above each that is not near WordNet's roots, and do not share a
     /// meaning ("mitosis"/"meiosis", "artery"/"vein", "proton"/"electron").
     pub fn same_kind(&self, a: &str, b: &str) -> bool {
-        if self.same_meaning(a, b) {
+        // A word and a more general word for it ("osmosis", "diffusion") are not two kinds.
+        if self.same_meaning(a, b) || self.generalizes(a, b) || self.generalizes(b, a) {
             return false;
         }
         // Nouns only: verbs under one hypernym are mostly ways of saying the same thing.

@@ -169,6 +169,23 @@ impl Verification {
     }
 }
 
+/// True when `statement` is about something else than `question` asks: it names a term of
+/// the same kind as one the question names, and not the question's own ("the value of g on
+/// Mars" for "the value of g near Earth's surface"). Used on an answer's first statement, the
+/// one that answers the question.
+pub fn answers_another_question(question: &str, statement: &str) -> bool {
+    let lex = Lexicon::get();
+    let (q, a) = (words::read(question), words::read(statement));
+    let in_q = |w: &words::Word| q.words.iter().any(|x| align::same_word(w, x));
+    let in_a = |w: &words::Word| a.words.iter().any(|x| align::same_word(w, x));
+    let other = q.content().filter(|x| !in_a(x)).any(|qw| {
+        a.content()
+            .filter(|w| !in_q(w))
+            .any(|aw| lex.is_some_and(|l| l.same_kind(&qw.lower, &aw.lower)))
+    });
+    other
+}
+
 /// Checks `answer` (one sentence, citation marks removed) against `sources` (the passages the
 /// model was given), with this installation's lexicon ([`Lexicon::get`]).
 pub fn verify(answer: &str, sources: &[&str]) -> Verification {
