@@ -28,6 +28,8 @@ const routes = {
   delete_book: (a) => ['DELETE', `/api/books/${encodeURIComponent(a.id)}`],
   stats: () => ['GET', '/api/stats'],
   class_report: (a) => ['GET', `/api/class-report?since=${encodeURIComponent(a.since || 'all')}`],
+  // In a browser the CSV is a download link (dashboard.js); this route is for scripts.
+  class_report_csv: (a) => ['GET', `/api/class-report.csv?since=${encodeURIComponent(a.since || 'all')}`],
   answer_machines: () => ['GET', '/api/answer-machines'],
   get_settings: () => ['GET', '/api/settings'],
   save_settings: (a) => ['PUT', '/api/settings', a.settings],

@@ -66,6 +66,19 @@ pub const OPERATIONS: &[Operation] = &[
         Some(("POST", "/api/classroom/start")),
     ),
     op("classroom_end", true, Some(("POST", "/api/classroom/end"))),
+    // The teacher's view of the class (the window saves the CSV in the library; a browser
+    // downloads it from its route).
+    op("class_report", true, Some(("GET", "/api/class-report"))),
+    op(
+        "class_report_csv",
+        true,
+        Some(("GET", "/api/class-report.csv")),
+    ),
+    op(
+        "answer_machines",
+        true,
+        Some(("GET", "/api/answer-machines")),
+    ),
     op("set_pin", true, Some(("PUT", "/api/teacher-pin"))),
     op("setup_report", true, Some(("GET", "/api/setup"))),
     op(

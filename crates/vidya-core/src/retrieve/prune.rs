@@ -97,26 +97,53 @@ fn is_option_item(sentence: &str) -> bool {
         && chars.next().is_some_and(char::is_whitespace)
 }
 
+/// True for a list marker alone ("1.", "b.", "(c)", "12)"): the sentence splitter often
+/// cuts an item's label off from its text.
+fn is_marker(text: &str) -> bool {
+    let t = text.trim();
+    let t = t.strip_prefix('(').unwrap_or(t);
+    let Some(label) = t.strip_suffix('.').or_else(|| t.strip_suffix(')')) else {
+        return false;
+    };
+    (label.len() == 1 && label.chars().all(|c| c.is_ascii_alphanumeric()))
+        || (1..=2).contains(&label.len()) && label.chars().all(|c| c.is_ascii_digit())
+}
+
+/// True for a sentence that ends with the next item's label ("… a thin wall. b.").
+fn ends_with_marker(text: &str) -> bool {
+    text.trim_end()
+        .rsplit_once(char::is_whitespace)
+        .is_some_and(|(_, last)| is_marker(last))
+}
+
 /// For each of a chunk's `sentences`, whether it may be quoted in its place: the answer
 /// options of an exercise (list items after a question, "a. … b. …") are the exercise's, not
-/// the book's statements, even when one of them reads like a fact.
+/// the book's statements, even when one of them reads like a fact. An item is a sentence that
+/// starts with a label, or follows a label the splitter cut off (a label alone, or one at the
+/// end of the sentence before).
 pub fn quotable_in_place(sentences: &[ChunkSentence]) -> Vec<bool> {
+    let marker: Vec<bool> = sentences.iter().map(|s| is_marker(&s.text)).collect();
+    let item: Vec<bool> = (0..sentences.len())
+        .map(|i| {
+            !marker[i]
+                && (is_option_item(&sentences[i].text)
+                    || (i > 0 && (marker[i - 1] || ends_with_marker(&sentences[i - 1].text))))
+        })
+        .collect();
     // A chunk that opens with a run of two to five list items carries on the options of a
     // question the previous chunk ended with ("1. … 2. … 3. … 4. …" after "Which of the
     // following statements is false?").
-    let opening_run = sentences
-        .iter()
-        .take_while(|s| is_option_item(&s.text))
+    let lead = (0..sentences.len())
+        .take_while(|&i| item[i] || marker[i])
+        .filter(|&i| item[i])
         .count();
-    let mut after_question = (2..=5).contains(&opening_run);
-    sentences
-        .iter()
-        .map(|s| {
-            let option = is_option_item(&s.text);
-            let keep = !(option && after_question);
-            if s.text.trim_end().ends_with('?') {
+    let mut after_question = (2..=5).contains(&lead);
+    (0..sentences.len())
+        .map(|i| {
+            let keep = !((item[i] || marker[i]) && after_question);
+            if sentences[i].text.trim_end().ends_with('?') {
                 after_question = true;
-            } else if !option {
+            } else if !item[i] && !marker[i] {
                 after_question = false;
             }
             keep
@@ -425,7 +452,7 @@ mod tests {
             kept,
             vec![
                 "Gram-negative bacteria have a thin cell wall.",
-                "1. Light is absorbed by chlorophyll in the first step."
+                "Light is absorbed by chlorophyll in the first step."
             ],
             "options after the question go, a numbered step of the text stays"
         );

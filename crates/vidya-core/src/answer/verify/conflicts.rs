@@ -598,6 +598,30 @@ pub fn roles(
                         .any(|(i, j)| *i == k && in_source(*j) && same_word(w, &s.words[*j]))
             });
             let Some(r) = relation else { continue };
+            // "Because A, B" in the source (its cause clause opens the sentence) against "B
+            // because A" or "A, so B" in the answer: which term is the cause is read from
+            // the clauses, not from the words between the terms (the cause clause's own
+            // passive, "green is reflected", says nothing of the order).
+            if causal(&a.words[r]) && !(lo + 1..hi).any(|j| causal(&s.words[j])) {
+                let Some(c0) = (0..lo).find(|&j| causal(&s.words[j])) else {
+                    continue;
+                };
+                let in_cause = |j: usize| s.words[j].clause == s.words[c0].clause;
+                if in_cause(ja) == in_cause(jb) {
+                    continue;
+                }
+                let source_cause = if in_cause(ja) { ia } else { ib };
+                // "B because A": the term after the word is the cause; "A, so B": before.
+                let answer_cause = if EFFECT_FIRST.contains(&a.words[r].lower.as_str()) {
+                    ib
+                } else {
+                    ia
+                };
+                if source_cause != answer_cause {
+                    return (true, cancelled);
+                }
+                continue;
+            }
             // An order word of the other kind in the source ("before" for "precedes") reads
             // the terms the other way.
             let order_flip = order_class(&a.words[r]).is_some_and(|ac| {

@@ -338,6 +338,13 @@ impl Lexicon {
     /// most [`SIBLING_STEPS`] above each that is not near WordNet's roots, and do not share a
     /// meaning ("mitosis"/"meiosis", "artery"/"vein", "proton"/"electron").
     pub fn same_kind(&self, a: &str, b: &str) -> bool {
+        self.same_kind_within(a, b, SIBLING_STEPS)
+    }
+
+    /// [`Lexicon::same_kind`] with the shared hypernym at most `steps` above each: 1 for
+    /// siblings only ("Mars"/"Earth" under "terrestrial planet", "mitosis"/"meiosis" under
+    /// "cell division").
+    pub fn same_kind_within(&self, a: &str, b: &str, steps: usize) -> bool {
         // A word and a more general word for it ("osmosis", "diffusion") are not two kinds.
         if self.same_meaning(a, b) || self.generalizes(a, b) || self.generalizes(b, a) {
             return false;
@@ -353,8 +360,8 @@ impl Lexicon {
         if sa.is_empty() || sb.is_empty() {
             return false;
         }
-        let ua = self.ancestors(&sa, SIBLING_STEPS);
-        let ub = self.ancestors(&sb, SIBLING_STEPS);
+        let ua = self.ancestors(&sa, steps);
+        let ub = self.ancestors(&sb, steps);
         ua.keys().any(|s| {
             ub.contains_key(s)
                 && !(sa.contains(s) || sb.contains(s))

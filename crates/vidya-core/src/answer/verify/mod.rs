@@ -169,19 +169,29 @@ impl Verification {
     }
 }
 
-/// True when `statement` is about something else than `question` asks: it names a term of
-/// the same kind as one the question names, and not the question's own ("the value of g on
-/// Mars" for "the value of g near Earth's surface"). Used on an answer's first statement, the
-/// one that answers the question.
+/// True when `statement` is about something else than `question` asks: it names a sibling
+/// term of one the question names (the two directly under one WordNet hypernym), and not the
+/// question's own ("the value of g on Mars" for "the value of g near Earth's surface";
+/// "mitosis" for "meiosis"). Only siblings: terms two steps apart ("energy", "reaction") are
+/// mostly an answer's own words. Used on an answer's first statement, the one that answers
+/// the question.
 pub fn answers_another_question(question: &str, statement: &str) -> bool {
-    let lex = Lexicon::get();
+    answers_another_question_with(question, statement, Lexicon::get())
+}
+
+/// [`answers_another_question`] with the lexicon given (`None`: never).
+pub fn answers_another_question_with(
+    question: &str,
+    statement: &str,
+    lex: Option<&Lexicon>,
+) -> bool {
     let (q, a) = (words::read(question), words::read(statement));
     let in_q = |w: &words::Word| q.words.iter().any(|x| align::same_word(w, x));
     let in_a = |w: &words::Word| a.words.iter().any(|x| align::same_word(w, x));
     let other = q.content().filter(|x| !in_a(x)).any(|qw| {
         a.content()
             .filter(|w| !in_q(w))
-            .any(|aw| lex.is_some_and(|l| l.same_kind(&qw.lower, &aw.lower)))
+            .any(|aw| lex.is_some_and(|l| l.same_kind_within(&qw.lower, &aw.lower, 1)))
     });
     other
 }
