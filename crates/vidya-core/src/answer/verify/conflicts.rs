@@ -807,7 +807,11 @@ pub fn terms(
         let in_sources = passage
             .iter()
             .any(|p| p.words.iter().any(|x| same_word(w, x)));
-        if let Some(x) = substituted(a, s, i, &matches, &dropped).filter(|_| in_sources) {
+        // Not a word that means the same ("sunlight" for "solar radiation").
+        if let Some(x) = substituted(a, s, i, &matches, &dropped)
+            .filter(|_| in_sources)
+            .filter(|x| !lex.is_some_and(|l| l.same_meaning(&w.lower, x)))
+        {
             findings.push(Finding::SwappedTerm {
                 answer: w.lower.clone(),
                 source: x,

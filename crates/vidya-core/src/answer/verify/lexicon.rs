@@ -293,11 +293,24 @@ impl Lexicon {
             return true;
         }
         let bb = self.base_forms(b);
-        self.base_forms(a).iter().any(|x| {
+        if self.base_forms(a).iter().any(|x| {
             self.derived
                 .get(x)
                 .is_some_and(|ds| ds.iter().any(|d| bb.contains(d)))
-        })
+        }) {
+            return true;
+        }
+        // A word derived from a synonym of the other ("solar" from "sun", and "sun" is a
+        // name of sunlight), either way.
+        let via = |x: &str, ys: &[u32]| {
+            self.base_forms(x).iter().any(|f| {
+                self.derived.get(f).is_some_and(|ds| {
+                    ds.iter()
+                        .any(|d| self.synsets(d).iter().any(|s| ys.binary_search(s).is_ok()))
+                })
+            })
+        };
+        via(a, &sb) || via(b, &sa)
     }
 
     /// Ancestors of `synsets` up to `steps` hypernym steps, with their distance.
