@@ -23,7 +23,10 @@ const skip = missingBinaries();
 // HTML line has no support in any source and grounding removes it from the final answer.
 const REPLY = 'Plants, algae and cyanobacteria are the only organisms that can carry out photosynthesis [2].\n'
   + '<script>window.__pwned = 1</script> <img src=x onerror="window.__pwned = 2">\n'
-  + '**Photosynthesis** stores the energy of sunlight in the carbon-carbon bonds of carbohydrate molecules [1].';
+  + '**Photosynthesis** stores the energy of sunlight in the carbon-carbon bonds of carbohydrate molecules [1].\n'
+  // A sentence after the last one the test looks for, so that one is checked (and shown)
+  // while the model still writes, not in the same moment as the final answer.
+  + 'The energy stored in these bonds is released when the molecules are broken down [1].';
 
 let work; let server; let serve; let baseUrl; let browser; let page; const children = [];
 

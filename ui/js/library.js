@@ -149,7 +149,7 @@ export async function refreshBooks() {
       refreshBooks();
     });
     actions.append(re, ' ', del);
-    tr.append(title, el('td', null, languageName(b.language)), el('td', null, b.page_count), el('td', null, b.chunk_count), el('td', null, (b.added_at || '').slice(0, 10)), actions);
+    tr.append(title, el('td', null, languageName(b.language)), el('td', null, b.ocr_page_count ? `${b.page_count} (${t('library.ocrPages', { n: b.ocr_page_count })})` : b.page_count), el('td', null, b.chunk_count), el('td', null, (b.added_at || '').slice(0, 10)), actions);
     body.append(tr);
   }
   $('no-books').hidden = books.length > 0;

@@ -21,8 +21,13 @@ pub(crate) fn run(library: &Path, json: bool) -> Result<ExitCode> {
         );
     } else {
         for b in books {
+            let ocr = if b.ocr_page_count > 0 {
+                format!(" ({} read by OCR)", b.ocr_page_count)
+            } else {
+                String::new()
+            };
             out!(
-                "{:>3}  {}  [{}]  {}, {}, {}  (added {} UTC)",
+                "{:>3}  {}  [{}]  {}{ocr}, {}, {}  (added {} UTC)",
                 b.id,
                 b.title,
                 b.language,

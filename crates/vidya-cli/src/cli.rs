@@ -63,6 +63,10 @@ pub(crate) enum Command {
         /// later with `vidya reindex`).
         #[arg(long)]
         no_embed: bool,
+        /// Do not read pages without a usable text layer (scans, unreadable fonts) by OCR:
+        /// they stay without text.
+        #[arg(long)]
+        no_ocr: bool,
     },
     /// Compute the dense vectors that are missing (books added with --no-embed or before the
     /// models were installed) and rebuild the vector index.

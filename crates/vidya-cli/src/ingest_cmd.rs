@@ -21,6 +21,7 @@ pub(crate) fn run(
     paths: &[PathBuf],
     title: Option<String>,
     no_embed: bool,
+    no_ocr: bool,
 ) -> Result<ExitCode> {
     let mut books = Vec::new();
     let mut failed = 0usize;
@@ -56,6 +57,7 @@ pub(crate) fn run(
         cancel: Some(cancel),
         embedder: embedder.clone(),
         replaces: None,
+        no_ocr,
     };
     for (i, src) in books.iter().enumerate() {
         let name = src
@@ -162,6 +164,20 @@ fn with_progress_bar<T>(name: &str, ingest: impl FnOnce(&mut dyn FnMut(Progress)
                 format!("{name}: page {page}/{pages}")
             });
         }
+        Progress::Ocr {
+            file,
+            done,
+            total,
+            seconds_left,
+        } => {
+            bar.set_position((done * 100 / total.max(1)) as u64);
+            let left = seconds_left
+                .map(|s| format!(", about {} left", human_duration(s)))
+                .unwrap_or_default();
+            bar.set_message(format!(
+                "{name}: {file}: reading scanned page {done}/{total} by OCR{left}"
+            ));
+        }
         Progress::Indexing => bar.set_message(format!("{name}: chunking")),
         Progress::Embedding { done, total } => {
             bar.set_position((done * 100 / total.max(1)) as u64);
@@ -171,6 +187,15 @@ fn with_progress_bar<T>(name: &str, ingest: impl FnOnce(&mut dyn FnMut(Progress)
     });
     bar.finish_and_clear();
     result
+}
+
+/// `seconds` as "40 s" or "3 min".
+fn human_duration(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{:.0} s", seconds.max(1.0))
+    } else {
+        format!("{:.0} min", seconds / 60.0)
+    }
 }
 
 /// The summary of one ingest. Best effort: a closed stdout must not stop the ingest of the

@@ -121,6 +121,7 @@ pub fn build_synthetic(
                 pdf_page: (i + 1) as u32,
                 label: (i + 1).to_string(),
                 text: String::new(),
+                ocr: None,
             });
             chunks.push(NewChunk {
                 chapter,

@@ -26,26 +26,32 @@ pub enum VidyaError {
         detail: String,
     },
     /// No page of the PDF has a text layer.
-    #[error("this PDF looks scanned: {path} has {pages} page(s) but no text layer. Reading scanned pages (OCR) is not available yet; use a PDF with selectable text (NCERT and state-board PDFs usually have one)")]
+    #[error("this PDF looks scanned: {path} has {pages} page(s) but no text layer, and reading them by OCR did not work: {ocr}. Use a PDF with selectable text (NCERT and state-board PDFs usually have one), or a clearer scan")]
     Scanned {
         /// The file.
         path: PathBuf,
         /// Page count.
         pages: usize,
+        /// Why OCR could not read its pages (the engine is missing, or read nothing).
+        ocr: String,
     },
     /// The text layer exists but is unreadable (a font without a Unicode map).
-    #[error("the text in this PDF cannot be read: {path} uses fonts without a Unicode mapping, so its words come out as symbols. Use another copy of the book, or a PDF exported with standard fonts")]
+    #[error("the text in this PDF cannot be read: {path} uses fonts without a Unicode mapping, so its words come out as symbols, and reading its pages by OCR did not work: {ocr}. Use another copy of the book, or a PDF exported with standard fonts")]
     GarbledText {
         /// The file.
         path: PathBuf,
+        /// Why OCR could not read its pages.
+        ocr: String,
     },
     /// Every page with text is typed in a legacy (non-Unicode) font Vidya cannot convert.
-    #[error("this PDF is typed in the old {font} font, which Vidya cannot convert to Unicode yet: {path}. Its words would come out as Latin letters and could not be searched. Use a Unicode edition of the book (NCERT publishes Unicode PDFs), or a copy typed in Kruti Dev, which Vidya converts")]
+    #[error("this PDF is typed in the old {font} font, which Vidya cannot convert to Unicode yet: {path}. Its words would come out as Latin letters and could not be searched, and reading its pages by OCR did not work: {ocr}. Use a Unicode edition of the book (NCERT publishes Unicode PDFs), or a copy typed in Kruti Dev, which Vidya converts")]
     LegacyFont {
         /// The file.
         path: PathBuf,
         /// The font family ("Chanakya").
         font: String,
+        /// Why OCR could not read its pages.
+        ocr: String,
     },
     /// A file type Vidya cannot read.
     #[error("unsupported file type: {path}. Vidya reads PDF, TXT, Markdown (.md) and Word (.docx) files")]
@@ -168,6 +174,12 @@ pub enum VidyaError {
     /// The conversation does not exist.
     #[error("there is no conversation with id {0}: `vidya conversations` lists them")]
     NoSuchConversation(i64),
+    /// OCR failed on a page (Tesseract missing a language, crashed, or ran too long).
+    #[error("OCR could not read the page: {detail}")]
+    Ocr {
+        /// What went wrong.
+        detail: String,
+    },
     /// The ingest, or a question waiting for the model, was cancelled.
     #[error("cancelled")]
     Cancelled,
@@ -203,6 +215,7 @@ impl VidyaError {
             Self::BadOption(_) => "bad_option",
             Self::Internal(_) => "internal",
             Self::NoSuchConversation(_) => "no_such_conversation",
+            Self::Ocr { .. } => "ocr",
             Self::Cancelled => "cancelled",
             Self::Busy(_) => "busy",
         }

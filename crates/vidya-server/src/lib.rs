@@ -521,6 +521,7 @@ fn status_of(e: &VidyaError) -> StatusCode {
         E::Scanned { .. }
         | E::GarbledText { .. }
         | E::LegacyFont { .. }
+        | E::Ocr { .. }
         | E::Encrypted { .. }
         | E::Corrupt { .. } => StatusCode::UNPROCESSABLE_ENTITY,
         E::Io { .. }

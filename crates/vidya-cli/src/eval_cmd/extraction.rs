@@ -20,6 +20,8 @@ pub(super) fn extraction(dir: &Path, json: bool) -> Result<ExitCode> {
         "CER before",
         "CER after"
     );
+    let ocr: Vec<&eval::extraction::ExtractionRow> =
+        rows.iter().filter(|r| r.ocr_pages > 0).collect();
     for r in &rows {
         let (Some(before), Some(after)) = (r.cer_before, r.cer_after) else {
             out!(
@@ -37,6 +39,15 @@ pub(super) fn extraction(dir: &Path, json: bool) -> Result<ExitCode> {
         if let Some(font) = &r.converted_from {
             notes.push(format!("converted from {font}"));
         }
+        if r.ocr_pages > 0 {
+            notes.push(format!(
+                "{} of {} pages by OCR, {:.1} s ({:.1} pages/min)",
+                r.ocr_pages,
+                r.pages,
+                r.seconds,
+                r.ocr_pages as f64 * 60.0 / r.seconds.max(0.001)
+            ));
+        }
         if r.trailing_lines_left_out > 0 {
             notes.push(format!(
                 "{} trailing line(s) not in the ground truth left out",
@@ -51,6 +62,15 @@ pub(super) fn extraction(dir: &Path, json: bool) -> Result<ExitCode> {
             100.0 * before,
             100.0 * after,
             notes.join("; ")
+        );
+    }
+    if !ocr.is_empty() {
+        let pages: usize = ocr.iter().map(|r| r.ocr_pages).sum();
+        let seconds: f64 = ocr.iter().map(|r| r.seconds).sum();
+        out!(
+            "OCR: {pages} pages in {seconds:.1} s, {:.1} pages/min with {} Tesseract processes at once",
+            pages as f64 * 60.0 / seconds.max(0.001),
+            vidya_core::ingest::ocr::pages::workers()
         );
     }
     Ok(ExitCode::SUCCESS)

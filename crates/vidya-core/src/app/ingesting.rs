@@ -129,6 +129,7 @@ impl App {
             cancel: Some(cancel.clone()),
             embedder: embedder.clone(),
             replaces,
+            no_ocr: false,
         };
         for src in &books {
             let file = file_label(&src.path);
@@ -138,7 +139,9 @@ impl App {
                 let (stage, done, total, from, span) = match p {
                     // The book's page total is not known before its last file opens: the
                     // file's own count is used, and `percent` never goes back.
-                    Progress::Reading { page, pages, .. } => ("reading", page, pages, 0, 60),
+                    Progress::Reading { page, pages, .. } => ("reading", page, pages, 0, 10),
+                    // OCR takes seconds a page, reading a text layer milliseconds.
+                    Progress::Ocr { done, total, .. } => ("ocr", done, total, 10, 50),
                     Progress::Indexing => ("chunking", 0, 0, 60, 0),
                     Progress::Embedding { done, total } => ("embedding", done, total, 60, 35),
                     Progress::Writing => ("saving", 0, 0, 95, 0),

@@ -90,6 +90,9 @@ pub struct PageSource {
     windows: Vec<String>,
     /// Width in pixels (clamped).
     width: u32,
+    /// The words OCR read on the page with their boxes (a scanned page: pdfium has no text
+    /// to search there); empty otherwise.
+    ocr_words: Vec<crate::ingest::ocr::OcrWord>,
     /// The picture's key in the cache.
     key: [u8; 32],
 }
@@ -173,11 +176,17 @@ pub fn lookup(
     if let Some(img) = cache().get(&key) {
         return Ok(Lookup::Drawn(img));
     }
+    let ocr_words = if windows.is_empty() {
+        Vec::new()
+    } else {
+        lib.ocr_words(book_id, page)?
+    };
     Ok(Lookup::ToDraw(PageSource {
         path,
         index,
         windows,
         width,
+        ocr_words,
         key,
     }))
 }
@@ -194,6 +203,7 @@ pub fn draw(source: &PageSource) -> Result<PageImage> {
         index,
         windows,
         width,
+        ocr_words,
         key,
     } = source;
     let pdfium = pdfium()?;
@@ -226,6 +236,18 @@ pub fn draw(source: &PageSource) -> Result<PageImage> {
                         ((page_h - b.bottom().value) * scale).ceil(),
                     ));
                 }
+            }
+        }
+    }
+    if rects.is_empty() {
+        for window in windows {
+            for (l, t, r, b) in crate::ingest::ocr::boxes::find(ocr_words, window) {
+                rects.push((
+                    (l * w as f32).floor(),
+                    (t * h as f32).floor(),
+                    (r * w as f32).ceil(),
+                    (b * h as f32).ceil(),
+                ));
             }
         }
     }

@@ -117,6 +117,7 @@ pub fn ingest_documents(
                 pdf_page: (i + 1) as u32,
                 label: d.id.clone(),
                 text: d.text.clone(),
+                ocr: None,
             })
             .collect(),
         chunks,

@@ -4,8 +4,9 @@
 //! A folder holds `NAME.pdf` files and, for each, a ground truth `NAME.groundtruth*.txt`
 //! (the layout of `shared/data/indic_pdfs`). "Before" is pdfium's text with NFC only
 //! ([`crate::ingest::pdf::raw_page_texts`]); "after" is what ingestion stores
-//! ([`crate::ingest::pdf::extract`]: Indic repairs, legacy-font conversion, running headers
-//! removed).
+//! ([`crate::ingest::pdf::extract`]: Indic repairs, legacy-font conversion, OCR of pages
+//! without a usable text layer, running headers removed). A scanned PDF's "before" is empty
+//! (CER 1).
 //!
 //! CER = Levenshtein distance (insertions, deletions, substitutions of Unicode scalar values) /
 //! characters of the reference, the standard OCR measure (e.g. Morris et al. 2004, "From WER and
@@ -41,6 +42,12 @@ pub struct ExtractionRow {
     pub trailing_lines_left_out: usize,
     /// The legacy font the text layer was converted from ("Kruti Dev"), if any.
     pub converted_from: Option<String>,
+    /// Pages read by OCR (no text layer, garbage, or an unconvertible font).
+    pub ocr_pages: usize,
+    /// Pages in the PDF.
+    pub pages: usize,
+    /// Wall time of the extraction, OCR included (seconds).
+    pub seconds: f64,
     /// Why this PDF was not measured (unreadable or empty ground truth, a PDF Vidya refuses).
     pub skipped: Option<String>,
 }
@@ -138,6 +145,9 @@ pub fn evaluate_folder(dir: &Path) -> Result<Vec<ExtractionRow>> {
                 cer_after: None,
                 trailing_lines_left_out: 0,
                 converted_from: None,
+                ocr_pages: 0,
+                pages: 0,
+                seconds: 0.0,
                 skipped: Some(why),
             }),
         );
@@ -164,7 +174,14 @@ fn measure(pdf_path: &Path, truth_path: &Path) -> std::result::Result<Extraction
     let before = pdf::raw_page_texts(pdf_path)
         .map_err(|e| e.to_string())?
         .join("\n");
-    let extracted = pdf::extract(pdf_path, &mut |_, _| {}).map_err(|e| e.to_string())?;
+    let started = std::time::Instant::now();
+    let extracted = pdf::extract(
+        pdf_path,
+        &crate::ingest::source::ReadOptions::default(),
+        &mut |_| {},
+    )
+    .map_err(|e| e.to_string())?;
+    let seconds = started.elapsed().as_secs_f64();
     let after = extracted
         .pages
         .iter()
@@ -178,7 +195,10 @@ fn measure(pdf_path: &Path, truth_path: &Path) -> std::result::Result<Extraction
         ));
     }
     if after.trim().is_empty() {
-        return Err("the PDF has no text layer (scanned pages?)".into());
+        return Err(match &extracted.ocr_unavailable {
+            Some(why) => format!("the PDF has no text layer and OCR could not run: {why}"),
+            None => "the PDF has no text layer and OCR read no text from it".into(),
+        });
     }
     let (cer_after, left_out) = cer_allowing_colophon(&after, reference);
     let (cer_before, _) = cer_allowing_colophon(&before, reference);
@@ -197,6 +217,13 @@ fn measure(pdf_path: &Path, truth_path: &Path) -> std::result::Result<Extraction
             .legacy_pages
             .first()
             .map(|(_, f)| f.name().to_string()),
+        ocr_pages: extracted
+            .ocr_pages
+            .iter()
+            .filter(|n| n.result.is_some())
+            .count(),
+        pages: extracted.pages.len(),
+        seconds,
         skipped: None,
     })
 }

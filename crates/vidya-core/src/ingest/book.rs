@@ -233,15 +233,32 @@ fn read_files(
     for (index, (path, sha)) in hashed.iter().enumerate() {
         stop_if_cancelled(opts)?;
         let name = file_name(path);
-        let result = source::extract_file(path, &mut |page, pages| {
-            on_progress(Progress::Reading {
+        let read_opts = source::ReadOptions {
+            no_ocr: opts.no_ocr,
+            cancel: opts.cancel.clone(),
+            language: None,
+        };
+        let mut ocr_started: Option<Instant> = None;
+        let result = source::extract_file(path, &read_opts, &mut |event| match event {
+            source::ReadEvent::Page { done, total } => on_progress(Progress::Reading {
                 file: name.clone(),
                 file_index: index,
                 files: hashed.len(),
-                page,
-                pages,
-                done: done_before + page,
-            })
+                page: done,
+                pages: total,
+                done: done_before + done,
+            }),
+            source::ReadEvent::Ocr { done, total } => {
+                let started = *ocr_started.get_or_insert_with(Instant::now);
+                let seconds_left = (done > 0)
+                    .then(|| started.elapsed().as_secs_f64() / done as f64 * (total - done) as f64);
+                on_progress(Progress::Ocr {
+                    file: name.clone(),
+                    done,
+                    total,
+                    seconds_left,
+                })
+            }
         })
         .and_then(|f| quality::check_text_layer(&f).map(|w| (f, w)));
         match result {
@@ -294,6 +311,7 @@ fn lay_out(
                 pdf_page: p.pdf_page,
                 label: p.label.clone(),
                 text: p.text.clone(),
+                ocr: p.ocr.clone(),
             });
         }
     }

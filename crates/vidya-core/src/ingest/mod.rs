@@ -12,6 +12,7 @@ pub mod book;
 pub mod chapters;
 pub mod chunk;
 pub mod docx;
+pub mod ocr;
 pub mod page_labels;
 pub mod pdf;
 pub mod plaintext;
@@ -57,6 +58,8 @@ pub struct IngestOptions {
     /// Re-index this stored book: read the source again and replace the book in one
     /// transaction (the same content is not reported as already present).
     pub replaces: Option<i64>,
+    /// Never read pages by OCR: pages without a usable text layer stay empty (`--no-ocr`).
+    pub no_ocr: bool,
 }
 
 /// Progress of one book's ingest.
@@ -76,6 +79,18 @@ pub enum Progress {
         pages: usize,
         /// Pages read so far in the whole book.
         done: usize,
+    },
+    /// Reading pages without a usable text layer by OCR (after the file's pages were opened).
+    Ocr {
+        /// File being read.
+        file: String,
+        /// Pages of this file OCR'd so far.
+        done: usize,
+        /// Pages of this file that need OCR.
+        total: usize,
+        /// Estimated time left for this file's OCR (seconds) from the pages done so far;
+        /// `None` before the first page.
+        seconds_left: Option<f64>,
     },
     /// Chunking and tokenising.
     Indexing,

@@ -1,7 +1,9 @@
 //! PDF text extraction with pdfium (through `pdfium-render`), page by page.
 
+use super::ocr::{self, OcrNote, OcrReason, PageOcr};
 use super::page_labels;
-use super::source::{ExtractedFile, ExtractedPage, OutlineEntry};
+use super::quality;
+use super::source::{ExtractedFile, ExtractedPage, OutlineEntry, ReadEvent, ReadOptions};
 use crate::error::{Result, VidyaError};
 use crate::native;
 use crate::text::legacy_font::{
@@ -77,20 +79,26 @@ fn map_load_error(path: &Path, e: PdfiumError) -> VidyaError {
 }
 
 /// Extracts every page of the PDF at `path`: normalised text, printed page labels (see
-/// [`page_labels`]), the document title and the outline. `on_page(done, total)` is called
-/// after each page.
+/// [`page_labels`]), the document title and the outline. Pages without a usable text layer
+/// ([`quality::ocr_reason`]) are read by OCR unless `opts.no_ocr` ([`ocr`]). `on_event`
+/// is called after each page is opened, then after each page is OCR'd.
 ///
 /// Errors: [`VidyaError::Encrypted`], [`VidyaError::Corrupt`] (unreadable, truncated beyond
-/// repair, zero pages), [`VidyaError::TooLarge`], [`VidyaError::PdfiumMissing`]. A PDF with
-/// no text layer is returned with empty pages; the caller decides (see
+/// repair, zero pages), [`VidyaError::TooLarge`], [`VidyaError::PdfiumMissing`],
+/// [`VidyaError::Cancelled`]. Pages OCR could not read are returned empty, with why in
+/// [`ExtractedFile::ocr_unavailable`] or their [`OcrNote`]; the caller decides (see
 /// [`super::quality::check_text_layer`]).
-pub fn extract(path: &Path, on_page: &mut dyn FnMut(usize, usize)) -> Result<ExtractedFile> {
+pub fn extract(
+    path: &Path,
+    opts: &ReadOptions,
+    on_event: &mut dyn FnMut(ReadEvent),
+) -> Result<ExtractedFile> {
     super::source::check_size(path, MAX_PDF_BYTES)?;
     let pdfium = pdfium()?;
     // pdfium-render can panic on documents that violate its assumptions; a damaged PDF must
     // produce an error, never bring the app down.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        extract_with(pdfium, path, on_page)
+        extract_with(pdfium, path, opts, on_event)
     }));
     match result {
         Ok(r) => r,
@@ -104,7 +112,8 @@ pub fn extract(path: &Path, on_page: &mut dyn FnMut(usize, usize)) -> Result<Ext
 fn extract_with(
     pdfium: &Pdfium,
     path: &Path,
-    on_page: &mut dyn FnMut(usize, usize),
+    opts: &ReadOptions,
+    on_event: &mut dyn FnMut(ReadEvent),
 ) -> Result<ExtractedFile> {
     let doc = pdfium
         .load_pdf_from_file(path, None)
@@ -138,7 +147,38 @@ fn extract_with(
                 .filter(|l| !l.is_empty())
                 .map(String::from),
         );
-        on_page(i + 1, total);
+        on_event(ReadEvent::Page { done: i + 1, total });
+    }
+    let legacy_of = |page: u32| {
+        legacy_pages
+            .iter()
+            .find(|(p, _)| *p == page)
+            .map(|(_, f)| *f)
+    };
+    let needs: Vec<(usize, OcrReason)> = raw
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| Some((i, quality::ocr_reason(t, legacy_of(i as u32 + 1))?)))
+        .collect();
+    let (mut read, ocr_unavailable) = if needs.is_empty() {
+        (Vec::new(), None)
+    } else {
+        read_by_ocr(&doc, &raw, &needs, opts, on_event)?
+    };
+    let mut ocr_pages = Vec::new();
+    let mut page_ocr: Vec<Option<PageOcr>> = vec![None; total];
+    for ((i, reason), result) in needs.iter().zip(read.drain(..)) {
+        let page = (*i + 1) as u32;
+        if let Some(r) = &result {
+            raw[*i] = repair_indic(&crate::text::normalize(&r.text));
+            legacy_pages.retain(|(p, _)| *p != page);
+            page_ocr[*i] = Some(r.clone());
+        }
+        ocr_pages.push(OcrNote {
+            pdf_page: page,
+            reason: *reason,
+            result,
+        });
     }
 
     let outline = doc
@@ -168,11 +208,13 @@ fn extract_with(
         .pages
         .into_iter()
         .zip(labels)
+        .zip(page_ocr)
         .enumerate()
-        .map(|(i, (text, label))| ExtractedPage {
+        .map(|(i, ((text, label), ocr))| ExtractedPage {
             pdf_page: (i + 1) as u32,
             label,
             text,
+            ocr,
         })
         .collect();
     Ok(ExtractedFile {
@@ -182,7 +224,67 @@ fn extract_with(
         pages,
         outline,
         legacy_pages,
+        ocr_pages,
+        ocr_unavailable,
     })
+}
+
+/// Reads the pages `needs` by OCR. Returns one result per page (`None`: OCR failed on it) and,
+/// when OCR could not run at all, why (every result is then `None`). The language tried first
+/// is the teacher's, else the one the file's own text layer is in.
+///
+/// Errors: [`VidyaError::Cancelled`].
+fn read_by_ocr(
+    doc: &PdfDocument,
+    raw: &[String],
+    needs: &[(usize, OcrReason)],
+    opts: &ReadOptions,
+    on_event: &mut dyn FnMut(ReadEvent),
+) -> Result<(Vec<Option<PageOcr>>, Option<String>)> {
+    let none = || needs.iter().map(|_| None).collect::<Vec<_>>();
+    if opts.no_ocr {
+        return Ok((none(), Some("OCR is turned off".into())));
+    }
+    let engine = match ocr::engine() {
+        Ok(e) => e,
+        Err(why) => return Ok((none(), Some(why))),
+    };
+    let text_layer: String = raw
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !needs.iter().any(|(n, _)| n == i))
+        .map(|(_, t)| t.as_str())
+        .take(20)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let language = opts
+        .language
+        .as_deref()
+        .and_then(ocr::script::language_of_code)
+        .or_else(|| {
+            ocr::script::language_of_code(crate::text::script::detect_language(&text_layer))
+        });
+    let indices: Vec<usize> = needs.iter().map(|(i, _)| *i).collect();
+    let results = ocr::pages::read_pages(
+        engine,
+        doc,
+        &indices,
+        language,
+        opts.cancel.as_deref(),
+        &mut |done, total| on_event(ReadEvent::Ocr { done, total }),
+    )?;
+    let mut out = Vec::with_capacity(results.len());
+    for ((i, _), r) in needs.iter().zip(results) {
+        match r {
+            Ok(page) => out.push(Some(page)),
+            Err(VidyaError::Cancelled) => return Err(VidyaError::Cancelled),
+            Err(e) => {
+                tracing::warn!(page = i + 1, error = %e, "OCR failed on a page");
+                out.push(None);
+            }
+        }
+    }
+    Ok((out, None))
 }
 
 /// pdfium's text of every page, NFC-normalised, without Vidya's repairs or legacy-font

@@ -90,6 +90,7 @@ pub(crate) fn assemble(
                 pdf_page: (i + 1) as u32,
                 label: (i + 1).to_string(),
                 text,
+                ocr: None,
             }
         })
         .collect();
@@ -100,6 +101,8 @@ pub(crate) fn assemble(
         pages,
         outline,
         legacy_pages: vec![],
+        ocr_pages: vec![],
+        ocr_unavailable: None,
     }
 }
 

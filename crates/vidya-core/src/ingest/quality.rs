@@ -1,6 +1,7 @@
 //! Checks that an extracted text layer is usable: not missing (scanned pages) and not garbage
 //! (fonts without a Unicode map).
 
+use super::ocr::{OcrReason, LOW_CONFIDENCE};
 use super::source::ExtractedFile;
 use crate::error::{Result, VidyaError};
 use crate::text::legacy_font::LegacyFont;
@@ -50,6 +51,37 @@ fn is_letter_or_mark(c: char) -> bool {
     c.is_alphanumeric() || ('\u{0900}'..='\u{0DFF}').contains(&c)
 }
 
+/// A page whose text layer has at least this many non-space characters and a readable share
+/// below [`MIN_PAGE_READABLE_SHARE`] is read by OCR instead.
+pub const MIN_GARBLED_PAGE_CHARS: usize = 30;
+
+/// Readable share below which one page's text layer counts as garbage (stricter than the
+/// file's [`MIN_READABLE_SHARE`]: a page of formulas must not be OCR'd).
+pub const MIN_PAGE_READABLE_SHARE: f64 = 0.5;
+
+/// Why a page with this text layer must be read by OCR, `None` when its text is usable:
+/// fewer than [`MIN_PAGE_ALNUM`] letters (no text layer), mostly symbols (a font without a
+/// Unicode map), or typed in a legacy font other than Kruti Dev (which is converted).
+pub fn ocr_reason(text: &str, legacy: Option<LegacyFont>) -> Option<OcrReason> {
+    if text.chars().filter(|c| is_letter_or_mark(*c)).count() < MIN_PAGE_ALNUM {
+        return Some(OcrReason::NoTextLayer);
+    }
+    let (mut total, mut good) = (0usize, 0usize);
+    for c in text.chars().filter(|c| !c.is_whitespace()) {
+        total += 1;
+        if readable(c) || is_letter_or_mark(c) {
+            good += 1;
+        }
+    }
+    if total >= MIN_GARBLED_PAGE_CHARS && (good as f64) < MIN_PAGE_READABLE_SHARE * total as f64 {
+        return Some(OcrReason::GarbledText);
+    }
+    match legacy {
+        Some(f) if f != LegacyFont::KrutiDev => Some(OcrReason::LegacyFont),
+        _ => None,
+    }
+}
+
 /// Returns the warnings to keep for a usable file, or the error for an unusable one:
 /// [`VidyaError::Scanned`] when no page has a text layer, [`VidyaError::GarbledText`] when the
 /// text is mostly symbols. Pages without text in an otherwise good file produce a warning.
@@ -85,16 +117,19 @@ pub fn check_text_layer(file: &ExtractedFile) -> Result<Vec<String>> {
         if total > 0 && (good as f64) < MIN_READABLE_SHARE * total as f64 {
             return Err(VidyaError::GarbledText {
                 path: file.path.clone(),
+                ocr: why_ocr_failed(file),
             });
         }
         return Err(VidyaError::Scanned {
             path: file.path.clone(),
             pages: file.pages.len(),
+            ocr: why_ocr_failed(file),
         });
     }
     if (good as f64) < MIN_READABLE_SHARE * total as f64 {
         return Err(VidyaError::GarbledText {
             path: file.path.clone(),
+            ocr: why_ocr_failed(file),
         });
     }
     let name = file
@@ -114,6 +149,7 @@ pub fn check_text_layer(file: &ExtractedFile) -> Result<Vec<String>> {
             return Err(VidyaError::LegacyFont {
                 path: file.path.clone(),
                 font: font.name().into(),
+                ocr: why_ocr_failed(file),
             });
         }
     }
@@ -141,15 +177,98 @@ pub fn check_text_layer(file: &ExtractedFile) -> Result<Vec<String>> {
             font.name()
         ));
     }
+    warnings.extend(ocr_warnings(file, &name));
     if !empty_pages.is_empty() {
+        let why = match &file.ocr_unavailable {
+            Some(why) => format!(" (OCR could not run: {why})"),
+            None => String::new(),
+        };
         warnings.push(format!(
-            "{name}: {} of {} pages have no text layer (scanned images?) and cannot be searched: pages {}",
+            "{name}: {} of {} pages have no text that could be read (pictures, or scans OCR could not read) and cannot be searched: pages {}{why}",
             empty_pages.len(),
             file.pages.len(),
             compact_ranges(&empty_pages)
         ));
     }
     Ok(warnings)
+}
+
+/// Why OCR did not give a refused file its text, for the error message.
+fn why_ocr_failed(file: &ExtractedFile) -> String {
+    if let Some(why) = &file.ocr_unavailable {
+        return why.clone();
+    }
+    let tried = file.ocr_pages.len();
+    let read = file.ocr_pages.iter().filter(|n| n.result.is_some()).count();
+    if tried == 0 {
+        "no page needed it".into()
+    } else if read == 0 {
+        format!("OCR failed on all {tried} pages it tried")
+    } else {
+        format!("OCR found almost no text on the {read} pages it read (pictures only, or a scan too faint or blurred)")
+    }
+}
+
+/// The teacher's notes on a file's OCR'd pages: how many and in which language, and the
+/// pages read with a confidence below [`LOW_CONFIDENCE`].
+fn ocr_warnings(file: &ExtractedFile, name: &str) -> Vec<String> {
+    let read: Vec<_> = file
+        .ocr_pages
+        .iter()
+        .filter_map(|n| Some((n.pdf_page, n.reason, n.result.as_ref()?)))
+        .filter(|(_, _, r)| {
+            r.text.chars().filter(|c| is_letter_or_mark(*c)).count() >= MIN_PAGE_ALNUM
+        })
+        .collect();
+    if read.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let pages: Vec<u32> = read.iter().map(|(p, _, _)| *p).collect();
+    let mut languages: Vec<&str> = read
+        .iter()
+        .map(|(_, _, r)| language_name(&r.language))
+        .collect();
+    languages.sort_unstable();
+    languages.dedup();
+    let why = if read.iter().all(|(_, r, _)| *r == OcrReason::NoTextLayer) {
+        "scanned pages"
+    } else {
+        "scanned pages or text in a font that cannot be read"
+    };
+    out.push(format!(
+        "{name}: {} of {} pages were read by OCR ({why}; {}): pages {}",
+        read.len(),
+        file.pages.len(),
+        languages.join(", "),
+        compact_ranges(&pages)
+    ));
+    let low: Vec<(u32, f32)> = read
+        .iter()
+        .filter(|(_, _, r)| r.confidence < LOW_CONFIDENCE)
+        .map(|(p, _, r)| (*p, r.confidence))
+        .collect();
+    if !low.is_empty() {
+        let mean = low.iter().map(|(_, c)| c).sum::<f32>() / low.len() as f32;
+        out.push(format!(
+            "{name}: pages {} were hard to read (OCR confidence about {:.0}%): answers quoting them may have wrong letters. Check one against the printed page; a straight, sharp scan at 300 dpi reads better",
+            compact_ranges(&low.iter().map(|(p, _)| *p).collect::<Vec<_>>()),
+            mean
+        ));
+    }
+    out
+}
+
+/// The language a Tesseract model reads, in English.
+fn language_name(lang: &str) -> &'static str {
+    match lang {
+        "hin" => "Hindi",
+        "mar" => "Marathi",
+        "tel" => "Telugu",
+        "tam" => "Tamil",
+        "kan" => "Kannada",
+        _ => "English",
+    }
 }
 
 fn compact_ranges(pages: &[u32]) -> String {

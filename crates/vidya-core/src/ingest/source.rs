@@ -12,6 +12,9 @@ pub struct ExtractedPage {
     pub label: String,
     /// Normalised text with line breaks kept.
     pub text: String,
+    /// What OCR read on this page, with the words' boxes; `None` for a page with a usable
+    /// text layer (and for TXT/MD/DOCX).
+    pub ocr: Option<super::ocr::PageOcr>,
 }
 
 /// A top-level outline (bookmark) entry or heading: a chapter candidate.
@@ -39,6 +42,41 @@ pub struct ExtractedFile {
     /// Pages (1-based) whose text layer was in a legacy Devanagari font, with that font:
     /// Kruti Dev pages were converted to Unicode, others are left as extracted.
     pub legacy_pages: Vec<(u32, crate::text::legacy_font::LegacyFont)>,
+    /// The pages that needed OCR and what it read (see [`super::ocr`]).
+    pub ocr_pages: Vec<super::ocr::OcrNote>,
+    /// Why pages that needed OCR were not read by it (no engine, OCR turned off), if so.
+    pub ocr_unavailable: Option<String>,
+}
+
+/// How a file is read.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Never OCR (pages without a usable text layer stay empty).
+    pub no_ocr: bool,
+    /// Set to true to stop; reading then returns [`VidyaError::Cancelled`].
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The book's language (ISO 639-1, "hi") when the teacher gave it: OCR tries its model
+    /// first.
+    pub language: Option<String>,
+}
+
+/// Progress of reading one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadEvent {
+    /// `done` of the file's `total` pages have been opened and their text layers read.
+    Page {
+        /// Pages read.
+        done: usize,
+        /// Pages in the file.
+        total: usize,
+    },
+    /// `done` of the `total` pages that need OCR have been read by it.
+    Ocr {
+        /// Pages OCR'd.
+        done: usize,
+        /// Pages to OCR in this file.
+        total: usize,
+    },
 }
 
 /// File kinds Vidya reads.
@@ -66,13 +104,18 @@ pub fn kind_of(path: &Path) -> Option<FileKind> {
     }
 }
 
-/// Extracts `path` with the extractor for its type. `on_page(done, total)` reports progress.
+/// Extracts `path` with the extractor for its type; `on_event` reports progress.
 ///
 /// Errors: [`VidyaError::Unsupported`] for other types, and each extractor's own errors.
-pub fn extract_file(path: &Path, on_page: &mut dyn FnMut(usize, usize)) -> Result<ExtractedFile> {
+pub fn extract_file(
+    path: &Path,
+    opts: &ReadOptions,
+    on_event: &mut dyn FnMut(ReadEvent),
+) -> Result<ExtractedFile> {
     check_content(path)?;
+    let on_page = &mut |done, total| on_event(ReadEvent::Page { done, total });
     match kind_of(path) {
-        Some(FileKind::Pdf) => super::pdf::extract(path, on_page),
+        Some(FileKind::Pdf) => super::pdf::extract(path, opts, on_event),
         Some(FileKind::Text) => super::plaintext::extract(path, false, on_page),
         Some(FileKind::Markdown) => super::plaintext::extract(path, true, on_page),
         Some(FileKind::Docx) => super::docx::extract(path, on_page),
@@ -167,6 +210,8 @@ pub(crate) fn test_file(name: &str, title: Option<&str>, pages: &[&str]) -> Extr
         running_header: None,
         outline: vec![],
         legacy_pages: vec![],
+        ocr_pages: vec![],
+        ocr_unavailable: None,
         pages: pages
             .iter()
             .enumerate()
@@ -174,6 +219,7 @@ pub(crate) fn test_file(name: &str, title: Option<&str>, pages: &[&str]) -> Extr
                 pdf_page: i as u32 + 1,
                 label: (i + 1).to_string(),
                 text: t.to_string(),
+                ocr: None,
             })
             .collect(),
     }

@@ -43,6 +43,8 @@ pub struct NewPage {
     pub label: String,
     /// Normalised page text.
     pub text: String,
+    /// What OCR read on this page (with the words' boxes), for a page read by OCR.
+    pub ocr: Option<crate::ingest::ocr::PageOcr>,
 }
 
 /// A chunk, to be stored.
@@ -136,6 +138,7 @@ pub(crate) fn test_book(
                 pdf_page: i as u32 + 1,
                 label: (i + 1).to_string(),
                 text: String::new(),
+                ocr: None,
             })
             .collect(),
         chunks,
@@ -292,6 +295,20 @@ fn insert_pages(
             p.text
         ])?;
     }
+    let mut st = tx.prepare(
+        "INSERT INTO ocr_pages (book_id, ordinal, language, confidence, words) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (i, p) in pages.iter().enumerate() {
+        if let Some(ocr) = &p.ocr {
+            st.execute(params![
+                book_id,
+                i as i64,
+                ocr.language,
+                ocr.confidence as f64,
+                crate::ingest::ocr::boxes::encode(&ocr.words)
+            ])?;
+        }
+    }
     Ok(())
 }
 
@@ -426,6 +443,7 @@ mod tests {
                     pdf_page: i + 1,
                     label: format!("{}", 150 + i),
                     text: text.into(),
+                    ocr: None,
                 })
                 .collect(),
             chunks: vec![NewChunk {

@@ -52,6 +52,8 @@ pub struct BookInfo {
     pub chapter_count: i64,
     /// Number of pages.
     pub page_count: i64,
+    /// Pages read by OCR (scanned, or in a font that could not be read).
+    pub ocr_page_count: i64,
     /// Number of chunks.
     pub chunk_count: i64,
     /// `ready` once stored.
@@ -373,7 +375,8 @@ impl Library {
                 "SELECT b.id, b.title, b.language, b.sha256, b.source_path, b.page_count, b.chunk_count,
                         b.status, b.warnings, b.added_at,
                         (SELECT COUNT(*) FROM files f WHERE f.book_id = b.id),
-                        (SELECT COUNT(*) FROM chapters c WHERE c.book_id = b.id)
+                        (SELECT COUNT(*) FROM chapters c WHERE c.book_id = b.id),
+                        (SELECT COUNT(*) FROM ocr_pages o WHERE o.book_id = b.id)
                  FROM books b ORDER BY b.id",
             )
             .map_err(|e| self.db_err(e))?;
@@ -393,6 +396,7 @@ impl Library {
                     added_at: r.get(9)?,
                     file_count: r.get(10)?,
                     chapter_count: r.get(11)?,
+                    ocr_page_count: r.get(12)?,
                 })
             })
             .map_err(|e| self.db_err(e))?;
@@ -503,6 +507,27 @@ impl Library {
             )
             .optional()
             .map_err(|e| self.db_err(e))
+    }
+
+    /// The words OCR read on page `ordinal` of book `book_id`, with their boxes (see
+    /// [`crate::ingest::ocr::boxes`]); empty for a page with its own text layer.
+    pub fn ocr_words(
+        &self,
+        book_id: i64,
+        ordinal: usize,
+    ) -> Result<Vec<crate::ingest::ocr::OcrWord>> {
+        let json: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT words FROM ocr_pages WHERE book_id = ?1 AND ordinal = ?2",
+                params![book_id, ordinal as i64],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.db_err(e))?;
+        Ok(json
+            .map(|j| crate::ingest::ocr::boxes::decode(&j))
+            .unwrap_or_default())
     }
 
     /// Books (id, title) that already hold a file with this sha256.

@@ -199,6 +199,20 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX class_questions_time ON class_questions(asked_at);
     "#,
+    // v9: pages read by OCR (`ingest::ocr`): the language model that read each, its mean word
+    // confidence (0–100), and its words with their boxes (JSON `[[text, left, top, right,
+    // bottom], …]`, fractions of the page in thousandths) for highlighting quotes on the scan;
+    // gone with its book.
+    r#"
+    CREATE TABLE ocr_pages (
+        book_id     INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE,
+        ordinal     INTEGER NOT NULL,
+        language    TEXT NOT NULL,
+        confidence  REAL NOT NULL,
+        words       TEXT NOT NULL,
+        PRIMARY KEY (book_id, ordinal)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// [`bm25_tables`] as one statement batch.
