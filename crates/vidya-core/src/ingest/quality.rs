@@ -51,6 +51,24 @@ fn is_letter_or_mark(c: char) -> bool {
     c.is_alphanumeric() || ('\u{0900}'..='\u{0DFF}').contains(&c)
 }
 
+/// Letters and Indic signs in `text`.
+fn letters(text: &str) -> usize {
+    text.chars().filter(|c| is_letter_or_mark(*c)).count()
+}
+
+/// Non-space characters in `text`, and how many of them are readable (letters, Indic signs,
+/// common punctuation).
+fn readable_counts(text: &str) -> (usize, usize) {
+    text.chars()
+        .filter(|c| !c.is_whitespace())
+        .fold((0, 0), |(total, good), c| {
+            (
+                total + 1,
+                good + usize::from(readable(c) || is_letter_or_mark(c)),
+            )
+        })
+}
+
 /// A page whose text layer has at least this many non-space characters and a readable share
 /// below [`MIN_PAGE_READABLE_SHARE`] is read by OCR instead.
 pub const MIN_GARBLED_PAGE_CHARS: usize = 30;
@@ -63,16 +81,10 @@ pub const MIN_PAGE_READABLE_SHARE: f64 = 0.5;
 /// fewer than [`MIN_PAGE_ALNUM`] letters (no text layer), mostly symbols (a font without a
 /// Unicode map), or typed in a legacy font other than Kruti Dev (which is converted).
 pub fn ocr_reason(text: &str, legacy: Option<LegacyFont>) -> Option<OcrReason> {
-    if text.chars().filter(|c| is_letter_or_mark(*c)).count() < MIN_PAGE_ALNUM {
+    if letters(text) < MIN_PAGE_ALNUM {
         return Some(OcrReason::NoTextLayer);
     }
-    let (mut total, mut good) = (0usize, 0usize);
-    for c in text.chars().filter(|c| !c.is_whitespace()) {
-        total += 1;
-        if readable(c) || is_letter_or_mark(c) {
-            good += 1;
-        }
-    }
+    let (total, good) = readable_counts(text);
     if total >= MIN_GARBLED_PAGE_CHARS && (good as f64) < MIN_PAGE_READABLE_SHARE * total as f64 {
         return Some(OcrReason::GarbledText);
     }
@@ -87,12 +99,7 @@ pub fn ocr_reason(text: &str, legacy: Option<LegacyFont>) -> Option<OcrReason> {
 /// text is mostly symbols. Pages without text in an otherwise good file produce a warning.
 pub fn check_text_layer(file: &ExtractedFile) -> Result<Vec<String>> {
     let is_pdf = super::source::kind_of(&file.path) == Some(super::source::FileKind::Pdf);
-    if !is_pdf
-        && file
-            .pages
-            .iter()
-            .all(|p| p.text.chars().filter(|c| is_letter_or_mark(*c)).count() == 0)
-    {
+    if !is_pdf && file.pages.iter().all(|p| letters(&p.text) == 0) {
         return Err(VidyaError::Empty {
             path: file.path.clone(),
             why: "it contains no text".into(),
@@ -101,16 +108,12 @@ pub fn check_text_layer(file: &ExtractedFile) -> Result<Vec<String>> {
     let mut empty_pages = Vec::new();
     let (mut total, mut good) = (0usize, 0usize);
     for p in &file.pages {
-        let alnum = p.text.chars().filter(|c| is_letter_or_mark(*c)).count();
-        if alnum < MIN_PAGE_ALNUM {
+        if letters(&p.text) < MIN_PAGE_ALNUM {
             empty_pages.push(p.pdf_page);
         }
-        for c in p.text.chars().filter(|c| !c.is_whitespace()) {
-            total += 1;
-            if readable(c) || is_letter_or_mark(c) {
-                good += 1;
-            }
-        }
+        let (t, g) = readable_counts(&p.text);
+        total += t;
+        good += g;
     }
     if empty_pages.len() == file.pages.len() {
         // A few stray characters on a page that is otherwise an image is still "scanned".
@@ -216,9 +219,7 @@ fn ocr_warnings(file: &ExtractedFile, name: &str) -> Vec<String> {
         .ocr_pages
         .iter()
         .filter_map(|n| Some((n.pdf_page, n.reason, n.result.as_ref()?)))
-        .filter(|(_, _, r)| {
-            r.text.chars().filter(|c| is_letter_or_mark(*c)).count() >= MIN_PAGE_ALNUM
-        })
+        .filter(|(_, _, r)| letters(&r.text) >= MIN_PAGE_ALNUM)
         .collect();
     if read.is_empty() {
         return Vec::new();
