@@ -8,8 +8,10 @@ use std::process::Command;
 /// and window end-to-end tests (Noto fonts for their Indic screenshots), NSIS's makensis for the
 /// Windows installers, and the Windows cross-build and its test under Wine (`cargo xtask
 /// windows`: mingw-w64's posix compilers and binutils, Wine), and qemu-user for the old-CPU
-/// check (`tests/old-cpu/check.sh`).
-pub(crate) const SYSTEM_PACKAGES: [&str; 22] = [
+/// check (`tests/old-cpu/check.sh`), and Tesseract with the six languages' data and its
+/// script detector (OCR of scanned pages; Apache-2.0) with poppler-utils' `pdftoppm` and img2pdf for
+/// the scanned test set (`tests/eval/scans/make_scans.py`).
+pub(crate) const SYSTEM_PACKAGES: [&str; 32] = [
     "build-essential",
     "pkg-config",
     "libssl-dev",
@@ -32,6 +34,16 @@ pub(crate) const SYSTEM_PACKAGES: [&str; 22] = [
     "wine",
     "wine64",
     "qemu-user",
+    "tesseract-ocr",
+    "tesseract-ocr-eng",
+    "tesseract-ocr-hin",
+    "tesseract-ocr-mar",
+    "tesseract-ocr-tel",
+    "tesseract-ocr-tam",
+    "tesseract-ocr-kan",
+    "tesseract-ocr-osd",
+    "poppler-utils",
+    "img2pdf",
 ];
 
 /// Installs the missing [`SYSTEM_PACKAGES`] with apt-get (as root, or through `sudo -n`);

@@ -12,6 +12,7 @@ mod biology_full;
 mod crash_safety;
 mod indic_extraction;
 mod indic_search;
+mod ocr_scans;
 mod pipeline_cli;
 mod real_llm;
 mod sample_book;

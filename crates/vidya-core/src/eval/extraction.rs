@@ -220,7 +220,7 @@ fn measure(pdf_path: &Path, truth_path: &Path) -> std::result::Result<Extraction
         ocr_pages: extracted
             .ocr_pages
             .iter()
-            .filter(|n| n.result.is_some())
+            .filter(|n| n.read.is_some())
             .count(),
         pages: extracted.pages.len(),
         seconds,

@@ -169,15 +169,21 @@ fn extract_with(
     let mut page_ocr: Vec<Option<PageOcr>> = vec![None; total];
     for ((i, reason), result) in needs.iter().zip(read.drain(..)) {
         let page = (*i + 1) as u32;
-        if let Some(r) = &result {
+        let read = result.map(|r| {
             raw[*i] = repair_indic(&crate::text::normalize(&r.text));
             legacy_pages.retain(|(p, _)| *p != page);
-            page_ocr[*i] = Some(r.clone());
-        }
+            let summary = ocr::OcrRead {
+                language: r.language.clone(),
+                confidence: r.confidence,
+                letters: quality::letters(&r.text),
+            };
+            page_ocr[*i] = Some(r);
+            summary
+        });
         ocr_pages.push(OcrNote {
             pdf_page: page,
             reason: *reason,
-            result,
+            read,
         });
     }
 

@@ -52,7 +52,7 @@ fn is_letter_or_mark(c: char) -> bool {
 }
 
 /// Letters and Indic signs in `text`.
-fn letters(text: &str) -> usize {
+pub(crate) fn letters(text: &str) -> usize {
     text.chars().filter(|c| is_letter_or_mark(*c)).count()
 }
 
@@ -202,7 +202,7 @@ fn why_ocr_failed(file: &ExtractedFile) -> String {
         return why.clone();
     }
     let tried = file.ocr_pages.len();
-    let read = file.ocr_pages.iter().filter(|n| n.result.is_some()).count();
+    let read = file.ocr_pages.iter().filter(|n| n.read.is_some()).count();
     if tried == 0 {
         "no page needed it".into()
     } else if read == 0 {
@@ -218,8 +218,8 @@ fn ocr_warnings(file: &ExtractedFile, name: &str) -> Vec<String> {
     let read: Vec<_> = file
         .ocr_pages
         .iter()
-        .filter_map(|n| Some((n.pdf_page, n.reason, n.result.as_ref()?)))
-        .filter(|(_, _, r)| letters(&r.text) >= MIN_PAGE_ALNUM)
+        .filter_map(|n| Some((n.pdf_page, n.reason, n.read.as_ref()?)))
+        .filter(|(_, _, r)| r.letters >= MIN_PAGE_ALNUM)
         .collect();
     if read.is_empty() {
         return Vec::new();

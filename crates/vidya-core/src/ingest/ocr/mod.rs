@@ -83,6 +83,18 @@ pub struct OcrNote {
     pub pdf_page: u32,
     /// Why it was OCR'd.
     pub reason: OcrReason,
-    /// What was read; `None` when OCR failed on this page (the page stays without text).
-    pub result: Option<PageOcr>,
+    /// What was read; `None` when OCR failed on this page (the page stays without text). The
+    /// text and words themselves travel with the page ([`crate::ingest::source::ExtractedPage`]).
+    pub read: Option<OcrRead>,
+}
+
+/// The summary of one OCR'd page that the teacher's notes need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OcrRead {
+    /// Tesseract language the page was read with ("hin").
+    pub language: String,
+    /// Mean word confidence, 0–100 (weighted by characters).
+    pub confidence: f32,
+    /// Letters, digits and Indic signs in the text read ([`crate::ingest::quality`]).
+    pub letters: usize,
 }

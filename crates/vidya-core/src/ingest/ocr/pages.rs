@@ -83,35 +83,42 @@ fn read_as(engine: &OcrEngine, pic: &[u8], p: &Picture, lang: &str) -> Result<Pa
     Ok(tsv::parse(&out, p.width, p.height, lang))
 }
 
-/// The page's language by its script (OSD), `None` when OSD is not installed, finds no script
-/// it trusts, or finds one Vidya does not read.
-fn detect(engine: &OcrEngine, pic: &[u8], p: &Picture) -> Option<&'static str> {
+/// The page's language by its script (OSD) and OSD's confidence in that script, `None` when
+/// OSD is not installed, finds no script, or finds one Vidya does not read.
+fn detect(engine: &OcrEngine, pic: &[u8], p: &Picture) -> Option<(&'static str, f32)> {
     if !engine.has("osd") {
         return None;
     }
     let out = engine.run(pic, p.dpi, &["--psm", "0", "-l", "osd"]).ok()?;
     let (script, conf) = parse_osd(&out)?;
-    (conf >= MIN_SCRIPT_CONFIDENCE)
-        .then(|| language_of_script(&script))
-        .flatten()
+    language_of_script(&script).map(|l| (l, conf))
 }
 
 fn same_script(a: &str, b: &str) -> bool {
     a == b || (matches!(a, "hin" | "mar") && matches!(b, "hin" | "mar"))
 }
 
-/// Reads one picture: the file's language `known` first when there is one, OSD otherwise or
-/// when that reads poorly, Marathi for Devanagari that reads as Marathi.
+/// Reads one picture: the file's language `known` first when there is one, else the script
+/// OSD trusts (confidence ≥ [`MIN_SCRIPT_CONFIDENCE`]), else English. A page that then reads
+/// with a confidence below [`RECHECK_CONFIDENCE`] is read again in the script OSD guesses,
+/// however unsure, and the better-read version is kept (a wrong model reads with a low
+/// confidence, so the comparison is safe). Devanagari that reads as Marathi is read as Marathi.
 fn read_one(engine: &OcrEngine, p: &Picture, known: Option<&'static str>) -> Result<PageOcr> {
     let pic = pgm(&p.grey, p.width, p.height);
-    let detected = match known {
+    let mut guess = match known {
         Some(_) => None,
         None => detect(engine, &pic, p),
     };
-    let first = known.or(detected).unwrap_or("eng");
+    let trusted = guess
+        .filter(|(_, conf)| *conf >= MIN_SCRIPT_CONFIDENCE)
+        .map(|(l, _)| l);
+    let first = known.or(trusted).unwrap_or("eng");
     let mut page = read_as(engine, &pic, p, first)?;
-    if known.is_some() && page.confidence < RECHECK_CONFIDENCE {
-        if let Some(other) = detect(engine, &pic, p).filter(|l| !same_script(l, first)) {
+    if page.confidence < RECHECK_CONFIDENCE {
+        if known.is_some() {
+            guess = detect(engine, &pic, p);
+        }
+        if let Some((other, _)) = guess.filter(|(l, _)| !same_script(l, first)) {
             if let Ok(again) = read_as(engine, &pic, p, other) {
                 if again.confidence > page.confidence {
                     page = again;

