@@ -8,13 +8,17 @@
 # allows a network namespace (`unshare -rn`; loopback only):
 #   1. silent install (/S) from a folder whose name has spaces and Devanagari letters, per user
 #      into %LOCALAPPDATA%\Vidya: the files, the Start-menu entry and the Apps entry (HKCU);
-#   2. `vidya.exe doctor`: the bundled pdfium.dll and onnxruntime.dll found and intact, every
+#   2. `vidya.exe doctor`: the bundled pdfium.dll, onnxruntime.dll and ocr\tesseract.exe (with
+#      its languages) found and intact, every
 #      bundled file intact, paths shown without the `\\?\` prefix;
 #   3. `vidya.exe ingest` of the sample chapter copied into a folder with spaces and Hindi
 #      letters, into the default per-user library (%APPDATA%\Vidya\data\library), with vectors
 #      (ONNX Runtime and the embedder run);
 #   4. `vidya.exe ask --no-llm --trace`: dense retrieval and the pruner ran, printed page 154
 #      cited; `vidya.exe ask` with Ollama unreachable: the quotes and the reason;
+#   4b. a scanned Hindi PDF (shared/data/tricky_pdfs; skipped with a note where absent) read by
+#      the bundled Tesseract (ocr\tesseract.exe) and a Hindi question answered from it, citing
+#      the scanned page;
 #   5. Hindi on the console: `vidya.exe setup --lang hi` prints UTF-8 Devanagari (Rust writes
 #      UTF-8 to pipes and files, UTF-16 to a real console: never a code page's `?`);
 #   6. `vidya.exe serve`: the interface and /health requested from Linux over loopback,
@@ -126,9 +130,10 @@ VIDYA="$LOCAL/vidya.exe"
 
 step "2. vidya.exe doctor"
 win "$VIDYA" doctor || { show; fail "doctor failed"; }
-show 12
+show 13
 grep -q 'pdfium: *ok' "$WORK/out.txt" || fail "doctor did not find pdfium.dll"
 grep -q 'onnxruntime: *ok' "$WORK/out.txt" || fail "doctor did not find onnxruntime.dll"
+grep -q 'ocr: *ok tesseract 5.*hin.*osd.*ocr\\tesseract.exe' "$WORK/out.txt" || fail "doctor did not find ocr\\tesseract.exe with its languages"
 N=$(grep -o '[0-9]* of [0-9]* bundled files present and intact' "$WORK/out.txt") || fail "doctor printed no file check"
 [ "${N%% of*}" = "$(echo "$N" | sed 's/.* of \([0-9]*\) .*/\1/')" ] || fail "doctor: only $N"
 ! grep -qF '\\?\' "$WORK/out.txt" || fail "doctor shows paths with the \\\\?\\ prefix"
@@ -167,6 +172,22 @@ win "$VIDYA" ask "why do plants look green" || { show; fail "ask with Ollama dow
 grep -q '\[1\]' "$WORK/out.txt" || { show; fail "no quoted answer while Ollama is down"; }
 grep -qi 'ollama' "$WORK/out.txt" "$WORK/err.txt" || { show; fail "no word on Ollama being down"; }
 ok "Ollama down: the textbook's quotes and the reason"
+
+step "4b. a scanned Hindi page, read by the bundled OCR engine"
+SCAN="${VIDYA_SHARED_DATA:-$ROOT/../shared/data}/tricky_pdfs/constructed/scanned_hi_xquad_p1-2.pdf"
+if [ -f "$SCAN" ]; then
+  [ -f "$LOCAL/ocr/tesseract.exe" ] && [ -f "$LOCAL/ocr/tessdata/hin.traineddata" ] || fail "the installer did not install ocr\\tesseract.exe and its Hindi data"
+  cp "$SCAN" "$WORK/स्कैन.pdf"
+  SCAN_W=$(wine winepath -w "$WORK/स्कैन.pdf" 2>/dev/null | tr -d '\r')
+  win "$VIDYA" --library 'C:\scan-library' ingest --no-embed "$SCAN_W" || { show; fail "the scanned Hindi PDF did not ingest"; }
+  grep -q '2 of 2 pages were read by OCR' "$WORK/out.txt" "$WORK/err.txt" || { show; fail "the scanned pages were not read by OCR"; }
+  grep -q 'Hindi' "$WORK/out.txt" "$WORK/err.txt" || { show; fail "the OCR'd pages were not read as Hindi"; }
+  win "$VIDYA" --library 'C:\scan-library' ask --no-llm 'पैंथर्स की डिफ़ेन्स ने कितने अंक दिए?' || { show; fail "ask on the scanned book failed"; }
+  grep -q '308' "$WORK/out.txt" && grep -q 'printed page 1 ' "$WORK/out.txt" || { show; fail "the answer does not quote '308' from scanned page 1"; }
+  ok "scanned Hindi PDF read by ocr\\tesseract.exe; '308 अंक' quoted from printed page 1"
+else
+  echo "  skipped: $SCAN not found (the shared evaluation data is not beside the checkout)"
+fi
 
 step "5. Hindi on the console"
 win "$VIDYA" setup --lang hi || true

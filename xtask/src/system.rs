@@ -10,8 +10,9 @@ use std::process::Command;
 /// windows`: mingw-w64's posix compilers and binutils, Wine), and qemu-user for the old-CPU
 /// check (`tests/old-cpu/check.sh`), and Tesseract with the six languages' data and its
 /// script detector (OCR of scanned pages; Apache-2.0) with poppler-utils' `pdftoppm` and img2pdf for
-/// the scanned test set (`tests/eval/scans/make_scans.py`).
-pub(crate) const SYSTEM_PACKAGES: [&str; 32] = [
+/// the scanned test set (`tests/eval/scans/make_scans.py`), and cmake, ninja and curl for the
+/// Windows build of Tesseract (`installers/windows/build-tesseract.sh`).
+pub(crate) const SYSTEM_PACKAGES: [&str; 35] = [
     "build-essential",
     "pkg-config",
     "libssl-dev",
@@ -44,6 +45,9 @@ pub(crate) const SYSTEM_PACKAGES: [&str; 32] = [
     "tesseract-ocr-osd",
     "poppler-utils",
     "img2pdf",
+    "cmake",
+    "ninja-build",
+    "curl",
 ];
 
 /// Installs the missing [`SYSTEM_PACKAGES`] with apt-get (as root, or through `sudo -n`);

@@ -1,8 +1,10 @@
 //! `cargo xtask windows`: Vidya for Windows, built, packed and tested on this Linux machine.
 //!
 //! 1. Provisions the Windows files from the registries (`setup --target windows-x86_64
-//!    --models`: pdfium.dll, onnxruntime.dll, the Visual C++ runtime DLLs, the models) and
-//!    stages the licences (`installers/stage_licenses.py`).
+//!    --models`: pdfium.dll, onnxruntime.dll, the Visual C++ runtime DLLs, the models),
+//!    cross-builds the OCR engine from Debian's Tesseract and Leptonica sources
+//!    (`installers/windows/build-tesseract.sh`, kept until its inputs change) and stages the
+//!    licences (`installers/stage_licenses.py`).
 //! 2. Cross-builds `vidya.exe` and `vidya-desktop.exe` for `x86_64-pc-windows-gnu` with
 //!    Debian's mingw-w64 *posix* compilers (usearch's C++ needs `std::thread`), in the
 //!    `windows-smoke` profile (unoptimised, debug assertions on, no debug info), stripped when
@@ -198,6 +200,16 @@ fn provision(root: &Path) -> Result<()> {
     }
     build_models(root, false)?;
     provide_npm_files(root, false)?;
+    run_step(
+        "Tesseract for Windows (installers/windows/build-tesseract.sh)",
+        {
+            let mut c = Command::new("bash");
+            c.current_dir(root)
+                .arg("installers/windows/build-tesseract.sh")
+                .arg(format!("resources/native/{TARGET_FOLDER}/ocr"));
+            c
+        },
+    )?;
     run_step("stage the licences (installers/stage_licenses.py)", {
         let mut c = Command::new(crate::python());
         c.current_dir(root)

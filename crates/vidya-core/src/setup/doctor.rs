@@ -27,12 +27,53 @@ pub struct DoctorReport {
     pub resources: ResourceReport,
     /// Ollama at the configured host.
     pub ollama: OllamaCheck,
+    /// The OCR engine for scanned pages ([`crate::ingest::ocr::engine`]).
+    pub ocr: OcrCheck,
     /// The log folder.
     pub logs: String,
     /// The trace folder.
     pub traces: String,
     /// What needs fixing, each with its fix; empty when all is well.
     pub problems: Vec<String>,
+}
+
+/// The OCR engine: where it is, its version and languages, or why it was not found.
+#[derive(Debug, Clone, Serialize)]
+pub struct OcrCheck {
+    /// Tesseract was found with at least one of Vidya's languages.
+    pub found: bool,
+    /// The program's path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    /// Its `--version` first line ("tesseract 5.3.0").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Installed languages (Tesseract codes: "hin", "osd").
+    pub languages: Vec<String>,
+    /// Why it was not found, with the fix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl OcrCheck {
+    fn check() -> Self {
+        match crate::ingest::ocr::engine() {
+            Ok(e) => Self {
+                found: true,
+                program: Some(dunce::simplified(&e.program).display().to_string()),
+                version: Some(e.version.clone()),
+                languages: e.languages.clone(),
+                message: None,
+            },
+            Err(why) => Self {
+                found: false,
+                program: None,
+                version: None,
+                languages: Vec::new(),
+                message: Some(why),
+            },
+        }
+    }
 }
 
 /// What a stored library holds.
@@ -114,6 +155,7 @@ impl DoctorReport {
         }
         problems.extend(vector_problem(contents.as_ref(), &bundled));
         let ollama = check_ollama(host, model, &mut problems);
+        let ocr = OcrCheck::check();
         let (logs, traces) = (crate::paths::log_dir(), crate::trace::trace_dir());
         for (what, dir) in [("logs", &logs), ("traces", &traces)] {
             if !(std::fs::create_dir_all(dir).is_ok() && can_write(dir)) {
@@ -130,6 +172,7 @@ impl DoctorReport {
             native,
             resources: bundled,
             ollama,
+            ocr,
             logs: logs.display().to_string(),
             traces: traces.display().to_string(),
             problems,
@@ -205,6 +248,17 @@ impl DoctorReport {
                 o.message.as_deref().unwrap_or_default()
             )),
         }
+        out.push(match (&self.ocr.program, &self.ocr.message) {
+            (Some(program), _) => format!(
+                "  ocr:      ok {} ({}) {program}",
+                self.ocr.version.as_deref().unwrap_or("tesseract"),
+                self.ocr.languages.join(", ")
+            ),
+            (None, why) => format!(
+                "  ocr:      not found: scanned pages cannot be read. {}",
+                why.as_deref().unwrap_or_default()
+            ),
+        });
         let (ok, total) = self.bundled_ok();
         out.push(format!(
             "  files:    {ok} of {total} bundled files present and intact{}",
@@ -494,6 +548,13 @@ mod tests {
                 models: None,
                 model: None,
                 message: Some("Ollama is not running".into()),
+            },
+            ocr: OcrCheck {
+                found: false,
+                program: None,
+                version: None,
+                languages: Vec::new(),
+                message: Some("Tesseract was not found".into()),
             },
             logs: "/logs".into(),
             traces: "/traces".into(),

@@ -86,9 +86,12 @@ pub fn locate() -> std::result::Result<OcrEngine, String> {
             Err(e) => why = e,
         }
     }
-    Err(format!(
-        "{why}. On Debian or Ubuntu: sudo apt install tesseract-ocr tesseract-ocr-hin tesseract-ocr-mar tesseract-ocr-tel tesseract-ocr-tam tesseract-ocr-kan"
-    ))
+    let fix = if cfg!(windows) {
+        "Vidya's installer puts it in the ocr folder of Vidya's install folder: install Vidya again"
+    } else {
+        "On Debian or Ubuntu: sudo apt install tesseract-ocr tesseract-ocr-hin tesseract-ocr-mar tesseract-ocr-tel tesseract-ocr-tam tesseract-ocr-kan"
+    };
+    Err(format!("{why}. {fix}"))
 }
 
 /// Asks `program` for its version and languages (`--list-langs`, whose first line names the
