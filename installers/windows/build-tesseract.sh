@@ -11,12 +11,17 @@
 #
 # Choices, and why:
 # - No image libraries (PNG, JPEG, TIFF, ...): Vidya hands each page over as a PGM on stdin,
-#   which Leptonica reads without them. (Tesseract prints "pixReadMemTiff: function not
-#   present" once at start-up for its built-in bitmap font; harmless.)
+#   which Leptonica reads without them. The debug-image fonts (stored as TIFF) are switched
+#   off with Tesseract's own TESSERACT_DISABLE_DEBUG_FONTS, so nothing complains on stderr.
 # - No training tools, libcurl, libarchive or OpenMP (Vidya runs one Tesseract per core).
 # - No -march/-mavx flags: Tesseract builds its AVX/AVX2/AVX-512/FMA/SSE4.1 kernels in files
 #   of their own and picks one at run time from CPUID (src/arch/simddetect.cpp), so the same
-#   program runs on a 2009 CPU.
+#   program runs on a 2009 CPU. Its CMakeLists.txt would also build src/arch/dotproduct.cpp
+#   with -march=native, i.e. for the *build* machine's CPU (AVX-512 on the project's machines):
+#   COMPILER_SUPPORTS_MARCH_NATIVE=OFF stops that.
+# - An application manifest with activeCodePage UTF-8 (Windows 10 1903 and later): Tesseract
+#   reads TESSDATA_PREFIX and opens its data through the narrow (ANSI) file APIs, so without it
+#   an install folder under a user name in Devanagari or Tamil letters finds no languages.
 # Measured on the project's 2-core machine: about 2.5 minutes from scratch; tesseract.exe
 # 5.8 MB stripped; ocr/ 33 MB in all.
 set -euo pipefail
@@ -31,7 +36,7 @@ LEPT=leptonlib_1.82.0.orig.tar.gz
 LEPT_SHA=155302ee914668c27b6fe3ca9ff2da63b245f6d62f3061c8f27563774b8ae2d6
 LANGS="eng hin mar tel tam kan osd"
 TESSDATA=/usr/share/tesseract-ocr/5/tessdata
-STAMP="tesseract 5.3.0 leptonica 1.82.0 static mingw posix; $LANGS; build-tesseract.sh v1"
+STAMP="tesseract 5.3.0 leptonica 1.82.0 static mingw posix; $LANGS; build-tesseract.sh v2"
 
 fail() { echo "build-tesseract.sh: $*" >&2; exit 1; }
 if [ -f "$OUT/.stamp" ] && [ "$(cat "$OUT/.stamp")" = "$STAMP" ] && [ -f "$OUT/tesseract.exe" ]; then
@@ -56,7 +61,7 @@ fetch() { # file sha256 url
 }
 fetch "$LEPT" "$LEPT_SHA" "$DEBIAN/l/leptonlib/$LEPT"
 fetch "$TESS" "$TESS_SHA" "$DEBIAN/t/tesseract/$TESS"
-rm -rf src build prefix caselib
+rm -rf src build prefix caselib utf8.*
 mkdir -p src
 tar -xzf "$LEPT" -C src
 tar -xzf "$TESS" -C src
@@ -78,6 +83,19 @@ export PKG_CONFIG_LIBDIR=$WORK/prefix/lib/pkgconfig PKG_CONFIG_PATH=
 # Tesseract links "Ws2_32"; mingw's file is libws2_32.a and Linux names are case-sensitive.
 mkdir -p caselib
 ln -sf /usr/x86_64-w64-mingw32/lib/libws2_32.a caselib/libWs2_32.a
+cat > utf8.manifest <<'XML'
+<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<assembly manifestVersion="1.0" xmlns="urn:schemas-microsoft-com:asm.v1">
+  <assemblyIdentity type="win32" name="tesseract" version="5.3.0.0"/>
+  <application xmlns="urn:schemas-microsoft-com:asm.v3">
+    <windowsSettings>
+      <activeCodePage xmlns="http://schemas.microsoft.com/SMI/2019/WindowsSettings">UTF-8</activeCodePage>
+    </windowsSettings>
+  </application>
+</assembly>
+XML
+printf '#include <winuser.h>\n1 RT_MANIFEST "utf8.manifest"\n' > utf8.rc
+x86_64-w64-mingw32-windres utf8.rc -O coff -o utf8-manifest.o || fail "windres could not build the manifest"
 COMMON=(-G Ninja -DCMAKE_TOOLCHAIN_FILE="$WORK/toolchain.cmake" -DCMAKE_BUILD_TYPE=Release
   -DBUILD_SHARED_LIBS=OFF -DSW_BUILD=OFF -DCMAKE_INSTALL_PREFIX="$WORK/prefix")
 
@@ -92,9 +110,12 @@ ninja -C build/leptonica install >>build-leptonica.log || { tail -30 build-lepto
 echo "== Tesseract 5.3.0 (static program)"
 cmake -S src/tesseract-5.3.0 -B build/tesseract "${COMMON[@]}" \
   -DBUILD_TRAINING_TOOLS=OFF -DGRAPHICS_DISABLED=ON -DDISABLE_ARCHIVE=ON -DDISABLE_CURL=ON \
-  -DOPENMP_BUILD=OFF -DLeptonica_DIR="$WORK/prefix/lib/cmake/leptonica" \
-  "-DCMAKE_EXE_LINKER_FLAGS=-static -L$WORK/caselib" >build-tesseract.log \
+  -DOPENMP_BUILD=OFF -DBUILD_TESTS=OFF -DCOMPILER_SUPPORTS_MARCH_NATIVE=OFF \
+  -DCMAKE_CXX_FLAGS=-DTESSERACT_DISABLE_DEBUG_FONTS -DCMAKE_DISABLE_FIND_PACKAGE_TIFF=ON \
+  -DLeptonica_DIR="$WORK/prefix/lib/cmake/leptonica" \
+  "-DCMAKE_EXE_LINKER_FLAGS=-static -L$WORK/caselib $WORK/utf8-manifest.o" >build-tesseract.log \
   || { tail -30 build-tesseract.log; fail "configuring Tesseract failed"; }
+! grep -q -- '-march=native' build/tesseract/build.ninja || fail "Tesseract would be built for this machine's CPU (-march=native)"
 ninja -C build/tesseract >>build-tesseract.log || { tail -30 build-tesseract.log; fail "building Tesseract failed"; }
 
 rm -rf "$OUT"
