@@ -270,3 +270,52 @@ fn question_answered_only_on_a_scanned_page_cites_it() {
         );
     }
 }
+
+/// Cancelling while scanned pages are read by OCR stops the ingest with "cancelled" and stores
+/// nothing; the OCR progress on the way carries the time left once a page is read.
+#[test]
+fn cancel_during_ocr_stores_nothing() {
+    let Some(data) = shared_data() else { return };
+    if let Err(why) = vidya_core::ingest::ocr::engine() {
+        eprintln!("skipped: no OCR engine ({why})");
+        return;
+    }
+    let pdf = data.join("tricky_pdfs/constructed/scanned_biology2e_ch02_p1-3.pdf");
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(dir.path()).unwrap();
+    let before = lib.counts().unwrap();
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let opts = IngestOptions {
+        cancel: Some(cancel.clone()),
+        ..IngestOptions::default()
+    };
+    let mut ocr_events = Vec::new();
+    let book = &ingest::plan(&pdf).unwrap()[0];
+    let outcome = ingest::ingest_book(&mut lib, book, &opts, &mut |p| {
+        if let ingest::Progress::Ocr {
+            done,
+            total,
+            seconds_left,
+            ..
+        } = p
+        {
+            ocr_events.push((done, total, seconds_left));
+            // Cancel as soon as the first page is read.
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    let err = outcome.expect_err("the cancelled ingest finished");
+    assert_eq!(err.kind(), "cancelled", "{err}");
+    assert!(!ocr_events.is_empty(), "no OCR progress before the cancel");
+    assert!(
+        ocr_events
+            .iter()
+            .any(|(done, total, left)| *done >= 1 && done < total && left.is_some()),
+        "no time left shown after the first page: {ocr_events:?}"
+    );
+    assert_eq!(
+        lib.counts().unwrap(),
+        before,
+        "a cancelled ingest stored something"
+    );
+}
