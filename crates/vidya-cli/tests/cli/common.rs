@@ -34,6 +34,18 @@ pub fn shared_data() -> Option<PathBuf> {
     }
 }
 
+/// Whether an OCR engine (Tesseract with one of Vidya's languages) is installed; when not, says
+/// why the calling test skips.
+pub fn ocr_engine_or_skip() -> bool {
+    match vidya_core::ingest::ocr::engine() {
+        Ok(_) => true,
+        Err(why) => {
+            eprintln!("skipped: no OCR engine ({why})");
+            false
+        }
+    }
+}
+
 /// A `vidya` command using the library folder `lib`.
 pub fn vidya(lib: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_vidya"));

@@ -31,8 +31,7 @@ fn cer_by_language(rows: &serde_json::Value) -> BTreeMap<String, f64> {
 #[test]
 fn ocr_meets_the_cer_targets_per_language() {
     let Some(data) = shared_data() else { return };
-    if let Err(why) = vidya_core::ingest::ocr::engine() {
-        eprintln!("skipped: no OCR engine ({why})");
+    if !ocr_engine_or_skip() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
