@@ -10,7 +10,7 @@
 
 use super::engine::{pgm, OcrEngine};
 use super::script::{devanagari_language, language_of_script, parse_osd, MIN_SCRIPT_CONFIDENCE};
-use super::{tsv, PageOcr, DPI, MAX_SIDE_PX};
+use super::{tsv, PageOcr, BINARISATION, DPI, MAX_SIDE_PX};
 use crate::error::{Result, VidyaError};
 use pdfium_render::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,7 +79,8 @@ fn read_as(engine: &OcrEngine, pic: &[u8], p: &Picture, lang: &str) -> Result<Pa
             ),
         });
     }
-    let out = engine.run(pic, p.dpi, &["-l", lang, "--psm", "3", "tsv"])?;
+    let [c, method] = BINARISATION;
+    let out = engine.run(pic, p.dpi, &["-l", lang, "--psm", "3", c, method, "tsv"])?;
     Ok(tsv::parse(&out, p.width, p.height, lang))
 }
 
@@ -191,10 +192,14 @@ pub fn read_pages(
         }
         drop(res_tx);
         let mut done = 0;
+        // A page skipped because of a cancel is not done: the progress stops where it was.
         let mut take = |(k, r): (usize, Result<PageOcr>), done: &mut usize| {
+            let skipped = matches!(r, Err(VidyaError::Cancelled));
             results[k] = Some(r);
-            *done += 1;
-            on_progress(*done, total);
+            if !skipped {
+                *done += 1;
+                on_progress(*done, total);
+            }
         };
         for (k, &index) in indices.iter().enumerate() {
             if stop() {
