@@ -269,8 +269,9 @@ async fn get_json(http: &reqwest::Client, url: String) -> (u16, serde_json::Valu
 async fn the_app_routes_serve_the_interface_settings_conversations_and_pages() {
     let tmp = tempfile::tempdir().unwrap();
     let lib = tmp.path();
+    // The reply restates the first quote, which every budget keeps.
     let ollama = TestServer::start(Behaviour {
-        default_reply: "Chlorophyll absorbs light energy [1].".into(),
+        default_reply: "Photosynthesis takes place in two stages: the light-dependent reactions and the light-independent reactions [1].".into(),
         ..Behaviour::default()
     });
     let ch08 = fixtures().join("biology2e/ch08.pdf");

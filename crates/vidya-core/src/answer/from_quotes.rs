@@ -13,8 +13,9 @@ use super::prompt;
 use super::verify::lexicon::Lexicon;
 use super::verify::words::{self, Role};
 use super::Citation;
-use crate::retrieve::query::{table, GLOSSARY};
+use crate::retrieve::query::{is_hinglish_function_word, table, GLOSSARY};
 use crate::text::split_sentences;
+use crate::text::tokenize::is_stop_word;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::OnceLock;
 
@@ -103,6 +104,39 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
     None
 }
 
+/// True when the term `word` (lower case) occurs in `text` as a whole word, a plural
+/// ("bases") counting as the term, and, with `as_noun`, for a one-word term at least once not
+/// followed by another content word: in "SI base units" "base" names a kind of unit, not the
+/// chemical base the glossary translates.
+fn has_term(text: &str, word: &str, as_noun: bool) -> bool {
+    let lower = text.to_lowercase();
+    let any = !as_noun || word.contains(' ');
+    [word.to_string(), format!("{word}s"), format!("{word}es")]
+        .iter()
+        .any(|w| stands_alone_as(&lower, w, any))
+}
+
+/// [`has_term`] for one spelling, `word`, in lower-case `lower`; `any`: every whole-word
+/// occurrence counts, compound or not.
+fn stands_alone_as(lower: &str, word: &str, any: bool) -> bool {
+    let mut from = 0;
+    while let Some(i) = find_word(&lower[from..], word) {
+        let end = from + i + word.len();
+        let rest = &lower[end..];
+        let next: String = rest
+            .strip_prefix(' ')
+            .unwrap_or("")
+            .chars()
+            .take_while(|c| c.is_alphabetic())
+            .collect();
+        if any || next.is_empty() || is_stop_word(&next) || is_hinglish_function_word(&next) {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
 /// A quiz of up to [`MAX_ITEMS`] fill-in-the-blank questions on the quotes, with the answer
 /// key, in the labels of `lang`; `None` when no quote has a sentence to blank.
 pub fn quiz(citations: &[Citation], question: &str, lang: &str) -> Option<String> {
@@ -174,12 +208,13 @@ pub fn hindi_terms(citations: &[Citation], question: &str, max: usize) -> Vec<(S
         .join(" ");
     let q = question.to_lowercase();
     // A word of many senses ("base", "strain") may be glossed in another sense than the
-    // quote's: only terms the question names, and long technical terms, are shown.
+    // quote's: only terms the question names as a noun (not "SI base units"), and long
+    // technical terms, are shown.
     let mut found: Vec<(bool, usize, String, String)> = map
         .iter()
-        .filter(|(en, _)| find_word(&text, en).is_some())
+        .filter(|(en, _)| has_term(&text, en, false))
         .map(|(en, hi)| {
-            let asked = q.contains(en.as_str()) || q.contains(hi.as_str());
+            let asked = has_term(&q, en, true) || q.contains(hi.as_str());
             (asked, en.len(), en.clone(), hi.clone())
         })
         .filter(|(asked, len, en, _)| *asked || *len >= MIN_TERM_LETTERS || en.contains(' '))
@@ -264,5 +299,23 @@ mod tests {
         // A short word of many senses ("cell", "plant") is left out unless the question names
         // it (MIN_TERM_LETTERS).
         assert!(!line.contains("cell = "), "{line}");
+    }
+
+    #[test]
+    fn a_term_used_as_the_first_word_of_a_compound_is_not_glossed() {
+        // Physics: "SI base units" is not the chemical base (क्षारक) the glossary means.
+        let c = [cite(
+            1,
+            "The SI base units are the metre, the kilogram and the second.",
+        )];
+        let terms = hindi_terms(&c, "SI base units kya hain", 6);
+        assert!(!terms.iter().any(|(en, _)| en == "base"), "{terms:?}");
+        // The same word as a noun is glossed; "bases" counts as "base".
+        let c = [cite(1, "Bases turn red litmus blue.")];
+        let terms = hindi_terms(&c, "base kya hota hai", 6);
+        assert!(
+            terms.iter().any(|(en, hi)| en == "base" && hi == "क्षारक"),
+            "{terms:?}"
+        );
     }
 }

@@ -144,6 +144,20 @@ pub fn is_heading(p: &str, single_line: bool) -> bool {
     letters * 10 >= visible * 6 && !is_caption_start(p)
 }
 
+/// True for a sentence that starts like an item of an answer-option list: "a.", "(b)",
+/// "C)", "1." followed by text.
+pub fn is_option_item(sentence: &str) -> bool {
+    let s = sentence.trim_start();
+    let s = s.strip_prefix('(').unwrap_or(s);
+    let mut chars = s.chars();
+    let (Some(label), Some(mark)) = (chars.next(), chars.next()) else {
+        return false;
+    };
+    (label.is_ascii_alphanumeric() && label.is_ascii())
+        && matches!(mark, '.' | ')')
+        && chars.next().is_some_and(char::is_whitespace)
+}
+
 /// The section number of a numbered heading ("8.2 The Light-Dependent Reactions" → "8.2").
 pub fn section_number(p: &str) -> Option<&str> {
     let end = p.find(char::is_whitespace)?;
@@ -181,6 +195,8 @@ pub struct Classifier {
     /// An image description ("[Image omitted: …") began and has not closed yet: it runs on
     /// over a page break into the next paragraphs.
     open_description: bool,
+    /// The paragraphs are the answer options of a question ([`Classifier::classify_before`]).
+    in_options: bool,
 }
 
 /// What one paragraph is.
@@ -201,7 +217,38 @@ impl Classifier {
     /// Classifies the next paragraph of the chapter. `single_line`: it was one line on the
     /// page.
     pub fn classify(&mut self, p: &str, single_line: bool) -> Classified {
+        self.classify_before(p, single_line, None)
+    }
+
+    /// [`Classifier::classify`] with the paragraph after it, `next`: a one-line question
+    /// ("How do polarized glasses reduce glare reflected from the ocean?") followed by
+    /// answer options ("1. They block …") is an exercise's stem, not a heading, and it and
+    /// its options are [`BlockKind::Exercise`] text: the options are the exercise's, not the
+    /// book's statements. Outside review questions the question still closes the box it ends
+    /// and names the section after it, as it did when it was read as a heading (the retrieval
+    /// figures were measured with those sections).
+    pub fn classify_before(
+        &mut self,
+        p: &str,
+        single_line: bool,
+        next: Option<&str>,
+    ) -> Classified {
         let t = p.trim();
+        if self.in_options && is_option_item(t) {
+            return Classified::Text(BlockKind::Exercise);
+        }
+        self.in_options = false;
+        if t.ends_with('?') && next.is_some_and(|n| is_option_item(n.trim())) {
+            self.in_options = true;
+            // A one-line question still ends a "Visual Connection" box and names the section
+            // of the running text after its options, as a heading would; among review
+            // questions the exercises go on.
+            if is_heading(t, single_line) && self.region != BlockKind::Exercise {
+                self.region = BlockKind::Body;
+                self.subsection = Some(t.to_string());
+            }
+            return Classified::Text(BlockKind::Exercise);
+        }
         if is_heading(t, single_line) {
             let name = t.trim_end_matches(':').trim().to_lowercase();
             if let Some((_, kind)) = REGION_HEADINGS.iter().find(|(h, _)| *h == name) {
@@ -296,6 +343,90 @@ mod tests {
                 false
             ),
             Classified::Text(BlockKind::Body)
+        );
+    }
+
+    #[test]
+    fn a_one_line_question_with_answer_options_is_an_exercise_not_a_heading() {
+        // Physics ch. 15: the question is one short line, then its four options; the
+        // section's running text goes on after them.
+        let paras = [
+            ("Polarization of Light, Linear and Circular", true),
+            (
+                "This video explains the polarization of light in great detail.",
+                false,
+            ),
+            (
+                "How do polarized glasses reduce glare reflected from the ocean?",
+                true,
+            ),
+            (
+                "1. They block horizontally polarized and vertically polarized light.",
+                true,
+            ),
+            (
+                "2. They are transparent to horizontally polarized and vertically polarized light.",
+                true,
+            ),
+            ("The Behavior of Light", true),
+            (
+                "Light travels in straight lines until it meets a surface.",
+                false,
+            ),
+        ];
+        let mut c = Classifier::new();
+        let kinds: Vec<Classified> = (0..paras.len())
+            .map(|i| c.classify_before(paras[i].0, paras[i].1, paras.get(i + 1).map(|p| p.0)))
+            .collect();
+        use Classified::*;
+        assert_eq!(
+            kinds,
+            [
+                Heading,
+                Text(BlockKind::Body),
+                Text(BlockKind::Exercise),
+                Text(BlockKind::Exercise),
+                Text(BlockKind::Exercise),
+                Heading,
+                Text(BlockKind::Body),
+            ]
+        );
+        assert_eq!(c.context(), "The Behavior of Light");
+        // Biology 2e ch. 8: a "Visual Connection" box ends with its question; the running
+        // text after the options is body text again.
+        let paras = [
+            ("Visual Connection", true),
+            ("[Image omitted: The light reactions in the thylakoid membrane.]", false),
+            ("What is the initial source of electrons for the chloroplast electron transport chain?", true),
+            ("1. water", true),
+            ("2. oxygen", true),
+            ("PSII and PSI are two major components of the photosynthetic electron transport chain.", false),
+        ];
+        let mut c = Classifier::new();
+        let kinds: Vec<Classified> = (0..paras.len())
+            .map(|i| c.classify_before(paras[i].0, paras[i].1, paras.get(i + 1).map(|p| p.0)))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                Heading,
+                Text(BlockKind::Aside),
+                Text(BlockKind::Exercise),
+                Text(BlockKind::Exercise),
+                Text(BlockKind::Exercise),
+                Text(BlockKind::Body),
+            ]
+        );
+        // A question heading followed by running text is still a heading (NCERT: "Why Do We
+        // Fall Ill?").
+        let mut c = Classifier::new();
+        assert_eq!(
+            c.classify_before(
+                "Why Do We Fall Ill?",
+                true,
+                Some("Health is a state of well-being.")
+            ),
+            Heading
         );
     }
 

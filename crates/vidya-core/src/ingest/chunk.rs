@@ -192,14 +192,14 @@ fn sentences_by_paragraph(pages: &[(usize, &str)]) -> (Vec<Paragraph>, Vec<Strin
     let mut out = Vec::new();
     // A chapter made of short lines only (a title page, a one-line test file) has nothing but
     // "headings": then they are its text.
-    let classified: Vec<Classified> = paras
-        .iter()
-        .map(|p| classifier.classify(&p.text, p.lines == 1))
+    let next = |i: usize| paras.get(i + 1).map(|p: &Para| p.text.as_str());
+    let classified: Vec<Classified> = (0..paras.len())
+        .map(|i| classifier.classify_before(&paras[i].text, paras[i].lines == 1, next(i)))
         .collect();
     let all_headings = classified.iter().all(|c| *c == Classified::Heading);
     let mut classifier = Classifier::new();
-    for p in paras {
-        let kind = match classifier.classify(&p.text, p.lines == 1) {
+    for (i, p) in paras.iter().enumerate() {
+        let kind = match classifier.classify_before(&p.text, p.lines == 1, next(i)) {
             Classified::Heading if !all_headings => {
                 let c = classifier.context();
                 if contexts.last() != Some(&c) {

@@ -267,9 +267,7 @@ fn read_by_ocr(
         .language
         .as_deref()
         .and_then(ocr::script::language_of_code)
-        .or_else(|| {
-            ocr::script::language_of_code(crate::text::script::detect_language(&text_layer))
-        });
+        .or_else(|| ocr::script::language_of_text(&text_layer));
     let indices: Vec<usize> = needs.iter().map(|(i, _)| *i).collect();
     let results = ocr::pages::read_pages(
         engine,

@@ -14,6 +14,7 @@
 
 use crate::embed::{cosine, Embedder};
 use crate::error::Result;
+use crate::ingest::blocks::{is_option_item, BlockKind};
 use crate::ingest::chunk::page_at;
 use crate::store::ChunkRecord;
 use crate::text::split_sentences;
@@ -83,20 +84,6 @@ pub fn is_quotable(sentence: &str) -> bool {
     s.split_whitespace().count() >= 4
 }
 
-/// True for a sentence that starts like an item of an answer-option list: "a.", "(b)",
-/// "C)", "1." followed by text.
-fn is_option_item(sentence: &str) -> bool {
-    let s = sentence.trim_start();
-    let s = s.strip_prefix('(').unwrap_or(s);
-    let mut chars = s.chars();
-    let (Some(label), Some(mark)) = (chars.next(), chars.next()) else {
-        return false;
-    };
-    (label.is_ascii_alphanumeric() && label.is_ascii())
-        && matches!(mark, '.' | ')')
-        && chars.next().is_some_and(char::is_whitespace)
-}
-
 /// True for a list marker alone ("1.", "b.", "(c)", "12)"): the sentence splitter often
 /// cuts an item's label off from its text.
 fn is_marker(text: &str) -> bool {
@@ -107,6 +94,15 @@ fn is_marker(text: &str) -> bool {
     };
     (label.len() == 1 && label.chars().all(|c| c.is_ascii_alphanumeric()))
         || (1..=2).contains(&label.len()) && label.chars().all(|c| c.is_ascii_digit())
+}
+
+/// True for a list item or a label alone whose label is not a list's first ("2.", "b)",
+/// "(C)"; "i" is left out: it may be a first roman numeral).
+fn continues_a_list(text: &str) -> bool {
+    let t = text.trim_start();
+    let label = t.strip_prefix('(').unwrap_or(t).chars().next();
+    (is_option_item(t) || is_marker(t))
+        && label.is_some_and(|c| c.is_ascii_alphanumeric() && !"1aAiI".contains(c))
 }
 
 /// True for a sentence that ends with the next item's label ("… a thin wall. b.").
@@ -120,14 +116,17 @@ fn ends_with_marker(text: &str) -> bool {
 /// options of an exercise (list items after a question, "a. … b. …") are the exercise's, not
 /// the book's statements, even when one of them reads like a fact. An item is a sentence that
 /// starts with a label, or follows a label the splitter cut off (a label alone, or one at the
-/// end of the sentence before).
-pub fn quotable_in_place(sentences: &[ChunkSentence]) -> Vec<bool> {
+/// end of the sentence before), and a chunk's first sentence when the next one carries on a
+/// list ("2. …", "b. …": its own label stayed in the chunk before). In an exercise chunk
+/// (`kind` [`BlockKind::Exercise`]) no item is quoted, question or not.
+pub fn quotable_in_place(sentences: &[ChunkSentence], kind: BlockKind) -> Vec<bool> {
     let marker: Vec<bool> = sentences.iter().map(|s| is_marker(&s.text)).collect();
     let item: Vec<bool> = (0..sentences.len())
         .map(|i| {
             !marker[i]
                 && (is_option_item(&sentences[i].text)
-                    || (i > 0 && (marker[i - 1] || ends_with_marker(&sentences[i - 1].text))))
+                    || (i > 0 && (marker[i - 1] || ends_with_marker(&sentences[i - 1].text)))
+                    || (i == 0 && sentences.get(1).is_some_and(|n| continues_a_list(&n.text))))
         })
         .collect();
     // A chunk that opens with a run of two to five list items carries on the options of a
@@ -137,10 +136,12 @@ pub fn quotable_in_place(sentences: &[ChunkSentence]) -> Vec<bool> {
         .take_while(|&i| item[i] || marker[i])
         .filter(|&i| item[i])
         .count();
+    let exercise = kind == BlockKind::Exercise;
     let mut after_question = (2..=5).contains(&lead);
+    let description = in_image_description(sentences);
     (0..sentences.len())
         .map(|i| {
-            let keep = !((item[i] || marker[i]) && after_question);
+            let keep = !((item[i] || marker[i]) && (after_question || exercise)) && !description[i];
             if sentences[i].text.trim_end().ends_with('?') {
                 after_question = true;
             } else if !item[i] && !marker[i] {
@@ -149,6 +150,32 @@ pub fn quotable_in_place(sentences: &[ChunkSentence]) -> Vec<bool> {
             keep
         })
         .collect()
+}
+
+/// For each of a chunk's `sentences`, whether it is inside an image's description for screen
+/// readers ("[Image omitted: … several sentences …]"): the sentences after an opening
+/// "[Image" up to the one that closes it, and, in a chunk that begins inside a description
+/// (its start is in the chunk before), every sentence up to the first "]" that no "[" opened.
+fn in_image_description(sentences: &[ChunkSentence]) -> Vec<bool> {
+    let mut out = vec![false; sentences.len()];
+    if let Some(end) = sentences
+        .iter()
+        .position(|s| s.text.contains(']'))
+        .filter(|&j| !sentences[..=j].iter().any(|s| s.text.contains('[')))
+    {
+        out[..=end].fill(true);
+    }
+    let mut open = false;
+    for (i, s) in sentences.iter().enumerate() {
+        if open {
+            out[i] = true;
+            open = !s.text.contains(']');
+        } else if let Some(at) = s.text.find("[Image") {
+            out[i] = true;
+            open = !s.text[at..].contains(']');
+        }
+    }
+    out
 }
 
 /// A sentence kept by the pruner.
@@ -326,7 +353,7 @@ pub fn prune_defining(
         .enumerate()
         .filter_map(|(rank, (chunk, scores))| {
             let sentences = chunk_sentences(&chunk.text);
-            let in_place = quotable_in_place(&sentences);
+            let in_place = quotable_in_place(&sentences, chunk.kind);
             let all: Vec<KeptSentence> = sentences
                 .into_iter()
                 .zip(scores)
@@ -424,7 +451,7 @@ mod tests {
     fn the_options_of_a_question_the_chunk_before_ended_with_are_not_quoted() {
         let text = "1. The parasympathetic pathway rests the body. 2. Most preganglionic neurons start in the spinal cord. 3. Slowing of the heartbeat is a parasympathetic response. 4. Parasympathetic neurons release norepinephrine on the target organ. The autonomic nervous system relays between the CNS and the organs.";
         let sentences = chunk_sentences(text);
-        let mask = quotable_in_place(&sentences);
+        let mask = quotable_in_place(&sentences, BlockKind::Body);
         let kept: Vec<&str> = sentences
             .iter()
             .zip(&mask)
@@ -438,10 +465,72 @@ mod tests {
     }
 
     #[test]
+    fn options_whose_first_label_stayed_in_the_chunk_before_are_not_quoted() {
+        // Physics ch. 15: the chunk begins with option 3's text (its "3." is in the chunk
+        // before), then option 4, then running text.
+        let text = "When the sunglasses are rotated, the light is blocked at two positions due to the polarization of light. 4. When the sunglasses are rotated, the light is blocked at two positions due to the bending of light waves. We can use the speed of light to carry out several simple calculations.";
+        let sentences = chunk_sentences(text);
+        let kept = |kind| -> Vec<String> {
+            sentences
+                .iter()
+                .zip(quotable_in_place(&sentences, kind))
+                .filter(|(_, k)| *k)
+                .map(|(s, _)| s.text.clone())
+                .collect()
+        };
+        assert_eq!(
+            kept(BlockKind::Body),
+            vec!["We can use the speed of light to carry out several simple calculations."]
+        );
+        // In an exercise chunk no option is quoted, whether or not its question is in it.
+        let text = "Some light passes. 1. They block horizontally polarized light. 2. They are transparent to vertically polarized light.";
+        let sentences = chunk_sentences(text);
+        let kept: Vec<String> = sentences
+            .iter()
+            .zip(quotable_in_place(&sentences, BlockKind::Exercise))
+            .filter(|(_, k)| *k)
+            .map(|(s, _)| s.text.clone())
+            .collect();
+        assert_eq!(kept, vec!["Some light passes."]);
+        // A first item is not taken for a cut-off one.
+        assert!(!continues_a_list("1. Light is absorbed."));
+        assert!(continues_a_list("b) Light is reflected."));
+    }
+
+    #[test]
+    fn no_sentence_of_an_image_description_is_quoted_even_mid_chunk() {
+        // Biology 2e ch. 22: an aside chunk that begins inside the nitrogen-cycle figure's
+        // description (its start is in the chunk before), and one that holds a whole one.
+        let kept = |text: &str| -> Vec<String> {
+            let sentences = chunk_sentences(text);
+            let mask = quotable_in_place(&sentences, BlockKind::Body);
+            sentences
+                .into_iter()
+                .zip(mask)
+                .filter(|(s, keep)| *keep && is_quotable(&s.text))
+                .map(|(s, _)| s.text)
+                .collect()
+        };
+        assert_eq!(
+            kept("Nitrification is the process by which nitrifying bacteria produce nitrites, shown as upper N upper O 2 negative. Nitrates are assimilated by plants, then animals, then decomposers. Denitrifying bacteria convert nitrates to nitrogen gas, completing the cycle.] Watch a recent news report on antibiotic-resistant bacteria in livestock."),
+            vec!["Watch a recent news report on antibiotic-resistant bacteria in livestock."]
+        );
+        assert_eq!(
+            kept("Biofilms resist antibiotics and detergents. [Image omitted: This illustration shows the role of bacteria in the nitrogen cycle. Nitrogen-fixing bacteria in root nodules of legumes convert nitrogen gas into organic nitrogen. Decomposers release ammonium.] Nitrogen-fixing bacteria live in the soil."),
+            vec!["Biofilms resist antibiotics and detergents.", "Nitrogen-fixing bacteria live in the soil."]
+        );
+        // A bracket the text itself opened and closed is not a description.
+        assert_eq!(
+            kept("The concentration [H+] of the solution rises as acid is added."),
+            vec!["The concentration [H+] of the solution rises as acid is added."]
+        );
+    }
+
+    #[test]
     fn exercise_options_figure_descriptions_and_credits_are_never_quoted() {
         let text = "Which of the following statements is true? a. Gram-positive bacteria have a thin wall. b. Gram-negative bacteria have a thick wall. Gram-negative bacteria have a thin cell wall. 1. Light is absorbed by chlorophyll in the first step.";
         let sentences = chunk_sentences(text);
-        let mask = quotable_in_place(&sentences);
+        let mask = quotable_in_place(&sentences, BlockKind::Body);
         let kept: Vec<&str> = sentences
             .iter()
             .zip(&mask)

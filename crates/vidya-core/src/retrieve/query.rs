@@ -45,6 +45,25 @@ const HINGLISH_MARKERS: &[&str] = &[
     "kaun", "kehte", "kahte", "hoga", "hua", "matlab",
 ];
 
+/// The romanised Hindi function words of `data/stopwords_hinglish.txt` ("hai", "aur", "ke"),
+/// lower case.
+pub fn hinglish_stop_words() -> &'static HashSet<String> {
+    static SET: std::sync::OnceLock<HashSet<String>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| {
+        HINGLISH_STOP
+            .lines()
+            .map(|l| l.trim().to_lowercase())
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    })
+}
+
+/// True for a romanised Hindi function or question word (lower case): one of
+/// [`hinglish_stop_words`] or [`HINGLISH_MARKERS`] ("kya", "hota").
+pub fn is_hinglish_function_word(word: &str) -> bool {
+    hinglish_stop_words().contains(word) || HINGLISH_MARKERS.contains(&word)
+}
+
 /// True when `question` has a romanised Hindi word of [`HINGLISH_MARKERS`] ("kya", "hai",
 /// "kaise"): Hindi written in Latin letters.
 pub fn has_hinglish_marker(question: &str) -> bool {
@@ -381,11 +400,7 @@ impl Normalizer {
             glossary,
             function_words,
             longest_phrase,
-            hinglish_stop: HINGLISH_STOP
-                .lines()
-                .map(|l| l.trim().to_lowercase())
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .collect(),
+            hinglish_stop: hinglish_stop_words().clone(),
             stems,
             stemmer,
         }

@@ -175,9 +175,7 @@ pub fn read_pages(
                 if let Ok(page) = &result {
                     // A page that read well teaches the next pages its language.
                     if page.confidence >= RECHECK_CONFIDENCE {
-                        let read = super::script::language_of_code(
-                            crate::text::script::detect_language(&page.text),
-                        );
+                        let read = super::script::language_of_text(&page.text);
                         let lang = super::engine::LANGUAGES
                             .iter()
                             .find(|l| **l == page.language)

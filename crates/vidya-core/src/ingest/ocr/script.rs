@@ -32,6 +32,13 @@ pub fn language_of_code(code: &str) -> Option<&'static str> {
     }
 }
 
+/// Tesseract's language for the language `text` is written in (Vidya's detection by script
+/// and, for Devanagari, by word), `None` when it is none of the six: how a book's text layer
+/// and the pages read so far teach the OCR what to try first.
+pub fn language_of_text(text: &str) -> Option<&'static str> {
+    language_of_code(crate::text::script::detect_language(text))
+}
+
 /// The script and its confidence from Tesseract's OSD output ("Script: Devanagari",
 /// "Script confidence: 39.70"); `None` when it has none.
 pub fn parse_osd(out: &str) -> Option<(String, f32)> {
