@@ -374,10 +374,8 @@ mod tests {
                 false,
             ),
         ];
-        let mut c = Classifier::new();
-        let kinds: Vec<Classified> = (0..paras.len())
-            .map(|i| c.classify_before(paras[i].0, paras[i].1, paras.get(i + 1).map(|p| p.0)))
-            .collect();
+        let out = run(&paras);
+        let kinds: Vec<Classified> = out.iter().map(|(k, _)| *k).collect();
         use Classified::*;
         assert_eq!(
             kinds,
@@ -391,7 +389,7 @@ mod tests {
                 Text(BlockKind::Body),
             ]
         );
-        assert_eq!(c.context(), "The Behavior of Light");
+        assert_eq!(out.last().unwrap().1, "The Behavior of Light");
         // Biology 2e ch. 8: a "Visual Connection" box ends with its question; the running
         // text after the options is body text again.
         let paras = [
@@ -402,10 +400,8 @@ mod tests {
             ("2. oxygen", true),
             ("PSII and PSI are two major components of the photosynthetic electron transport chain.", false),
         ];
-        let mut c = Classifier::new();
-        let kinds: Vec<Classified> = (0..paras.len())
-            .map(|i| c.classify_before(paras[i].0, paras[i].1, paras.get(i + 1).map(|p| p.0)))
-            .collect();
+        let out = run(&paras);
+        let kinds: Vec<Classified> = out.iter().map(|(k, _)| *k).collect();
         assert_eq!(
             kinds,
             [
@@ -430,12 +426,13 @@ mod tests {
         );
     }
 
+    /// Each paragraph's kind (read with the paragraph after it) and the context after it.
     fn run(paras: &[(&str, bool)]) -> Vec<(Classified, String)> {
         let mut c = Classifier::new();
-        paras
-            .iter()
-            .map(|(p, single)| {
-                let k = c.classify(p, *single);
+        (0..paras.len())
+            .map(|i| {
+                let (p, single) = paras[i];
+                let k = c.classify_before(p, single, paras.get(i + 1).map(|n| n.0));
                 (k, c.context())
             })
             .collect()

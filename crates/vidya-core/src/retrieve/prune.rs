@@ -464,34 +464,33 @@ mod tests {
         );
     }
 
+    /// The sentences of `text` that [`quotable_in_place`] lets be quoted in a chunk of `kind`.
+    fn in_place(text: &str, kind: BlockKind) -> Vec<String> {
+        let sentences = chunk_sentences(text);
+        let mask = quotable_in_place(&sentences, kind);
+        sentences
+            .into_iter()
+            .zip(mask)
+            .filter(|(_, keep)| *keep)
+            .map(|(s, _)| s.text)
+            .collect()
+    }
+
     #[test]
     fn options_whose_first_label_stayed_in_the_chunk_before_are_not_quoted() {
         // Physics ch. 15: the chunk begins with option 3's text (its "3." is in the chunk
         // before), then option 4, then running text.
         let text = "When the sunglasses are rotated, the light is blocked at two positions due to the polarization of light. 4. When the sunglasses are rotated, the light is blocked at two positions due to the bending of light waves. We can use the speed of light to carry out several simple calculations.";
-        let sentences = chunk_sentences(text);
-        let kept = |kind| -> Vec<String> {
-            sentences
-                .iter()
-                .zip(quotable_in_place(&sentences, kind))
-                .filter(|(_, k)| *k)
-                .map(|(s, _)| s.text.clone())
-                .collect()
-        };
         assert_eq!(
-            kept(BlockKind::Body),
+            in_place(text, BlockKind::Body),
             vec!["We can use the speed of light to carry out several simple calculations."]
         );
         // In an exercise chunk no option is quoted, whether or not its question is in it.
         let text = "Some light passes. 1. They block horizontally polarized light. 2. They are transparent to vertically polarized light.";
-        let sentences = chunk_sentences(text);
-        let kept: Vec<String> = sentences
-            .iter()
-            .zip(quotable_in_place(&sentences, BlockKind::Exercise))
-            .filter(|(_, k)| *k)
-            .map(|(s, _)| s.text.clone())
-            .collect();
-        assert_eq!(kept, vec!["Some light passes."]);
+        assert_eq!(
+            in_place(text, BlockKind::Exercise),
+            vec!["Some light passes."]
+        );
         // A first item is not taken for a cut-off one.
         assert!(!continues_a_list("1. Light is absorbed."));
         assert!(continues_a_list("b) Light is reflected."));
@@ -502,14 +501,9 @@ mod tests {
         // Biology 2e ch. 22: an aside chunk that begins inside the nitrogen-cycle figure's
         // description (its start is in the chunk before), and one that holds a whole one.
         let kept = |text: &str| -> Vec<String> {
-            let sentences = chunk_sentences(text);
-            let mask = quotable_in_place(&sentences, BlockKind::Body);
-            sentences
-                .into_iter()
-                .zip(mask)
-                .filter(|(s, keep)| *keep && is_quotable(&s.text))
-                .map(|(s, _)| s.text)
-                .collect()
+            let mut kept = in_place(text, BlockKind::Body);
+            kept.retain(|s| is_quotable(s));
+            kept
         };
         assert_eq!(
             kept("Nitrification is the process by which nitrifying bacteria produce nitrites, shown as upper N upper O 2 negative. Nitrates are assimilated by plants, then animals, then decomposers. Denitrifying bacteria convert nitrates to nitrogen gas, completing the cycle.] Watch a recent news report on antibiotic-resistant bacteria in livestock."),
