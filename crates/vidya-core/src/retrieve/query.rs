@@ -241,7 +241,6 @@ pub struct Normalizer {
     /// translated, but not topic terms.
     function_words: HashSet<String>,
     longest_phrase: usize,
-    hinglish_stop: HashSet<String>,
     /// Snowball English stems of the vocabulary's Latin-script words: a question word with one
     /// of these stems is an inflection the books use ("harming" where they say "harm"), not a
     /// typo, and BM25 matches it already.
@@ -400,7 +399,6 @@ impl Normalizer {
             glossary,
             function_words,
             longest_phrase,
-            hinglish_stop: hinglish_stop_words().clone(),
             stems,
             stemmer,
         }
@@ -553,7 +551,7 @@ impl Normalizer {
 
     /// A Hinglish function word ("kya", "hota") in a Hinglish question: dropped.
     fn hinglish_function_word(&self, w: &str, hinglish: bool, r: &mut Reading) -> bool {
-        if !(hinglish && self.hinglish_stop.contains(w) && !self.knows_as_content(w)) {
+        if !(hinglish && hinglish_stop_words().contains(w) && !self.knows_as_content(w)) {
             return false;
         }
         r.correct(w.to_string(), String::new());
