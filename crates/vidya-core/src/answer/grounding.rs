@@ -303,6 +303,11 @@ impl std::fmt::Debug for Grounder<'_> {
 }
 
 impl<'a> Grounder<'a> {
+    /// The sources' texts, in citation order.
+    pub fn source_texts(&self) -> &[&'a str] {
+        &self.source_texts
+    }
+
     /// Reads `sources` (and embeds their sentences with `embedder`, one batch). Errors: the
     /// embedder failed.
     pub fn new(

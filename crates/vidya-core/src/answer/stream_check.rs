@@ -288,12 +288,25 @@ impl<'a> StreamCheck<'a> {
             }
         }
         let first = g.sentences.iter().find(|s| s.verdict != Verdict::NotAFact);
-        let lost = first.is_some_and(|s| {
-            s.verdict == Verdict::Removed
-                || (first_fact
-                    && !self.question.is_empty()
-                    && super::verify::answers_another_question(self.question, &s.text))
-        });
+        // A bare answer ("J/K") before any statement: it must be what the sources give for
+        // the question.
+        let bare_off = first_fact
+            && first.is_none()
+            && !self.question.is_empty()
+            && g.sentences.first().is_some_and(|s| {
+                !super::verify::fragment_answers(
+                    self.question,
+                    &s.text,
+                    self.grounder.source_texts(),
+                )
+            });
+        let lost = bare_off
+            || first.is_some_and(|s| {
+                s.verdict == Verdict::Removed
+                    || (first_fact
+                        && !self.question.is_empty()
+                        && super::verify::answers_another_question(self.question, &s.text))
+            });
         let kept = g.text();
         self.checked.sentences.extend(g.sentences);
         if first_fact && lost {
@@ -369,9 +382,17 @@ mod tests {
     }
 
     fn run(sources: &[Citation], pieces: &[&str]) -> (String, Vec<String>, Option<Cut>) {
+        run_asked(sources, "", pieces)
+    }
+
+    fn run_asked(
+        sources: &[Citation],
+        question: &str,
+        pieces: &[&str],
+    ) -> (String, Vec<String>, Option<Cut>) {
         let tok = Tokenizer::new();
         let g = Grounder::new(sources, None, &tok).unwrap();
-        let mut check = StreamCheck::new(&g, "Two to four sentences.", "", 200);
+        let mut check = StreamCheck::new(&g, "Two to four sentences.", question, 200);
         let mut shown = Vec::new();
         for p in pieces {
             check.push(p, &mut |t| shown.push(t.to_string()));
@@ -412,6 +433,33 @@ mod tests {
         );
         assert_eq!(cut, Some(Cut::LostPoint));
         assert!(shown.is_empty() && text.is_empty(), "{shown:?}");
+    }
+
+    /// Physics (OpenStax), p. 175 and p. 194; the model answered "J/K" (graded wrong).
+    const HEAT: &str = "The specific heat c is a property of the substance; its SI unit is J/(kg ⋅ K) or J/(kg ⋅ °C ). In SI, entropy is expressed in units of joules per kelvin (J/K).";
+
+    #[test]
+    fn a_bare_answer_must_come_from_a_sentence_about_the_question() {
+        let (text, shown, cut) = run_asked(&source(HEAT), "si unit of specific heat", &["J/K [1]"]);
+        assert_eq!(cut, Some(Cut::LostPoint), "{text}");
+        assert!(shown.is_empty());
+        let (text, _, cut) = run_asked(
+            &source(HEAT),
+            "what is the SI unit of entropy",
+            &["J/K [1]"],
+        );
+        assert_eq!(cut, None);
+        assert!(text.contains("J/K"), "{text}");
+        // A lead-in is not a bare answer.
+        let (_, _, cut) = run_asked(
+            &source(HEAT),
+            "si unit of specific heat",
+            &[
+                "Sure! ",
+                "The specific heat c is a property of the substance [1].",
+            ],
+        );
+        assert_eq!(cut, None);
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! - **direction and comparatives**: an opposite word in the source's place (WordNet
 //!   antonyms, [`cues::OPPOSITES`], negating prefixes);
 //! - **swapped term**: a term the source does not have, of the same kind as one it has and the
-//!   answer dropped (WordNet co-hyponyms, "prophase"/"metaphase");
+//!   answer dropped (WordNet co-hyponyms, "prophase"/"metaphase"), or a term of the sources
+//!   put in another's place beside a run copied from the source, or given a superlative that
+//!   another source sentence gives to its sibling ([`swaps`]);
 //! - **numbers and units**: a number the source does not give, or with another unit;
 //! - **quantifiers**: "all" for "some", "some" for "all", an "only" the source does not say;
 //! - **roles**: the two terms of a relation (agent and object, cause and effect, the sides of
@@ -29,6 +31,7 @@ pub mod conflicts;
 pub mod cues;
 pub mod hindi;
 pub mod lexicon;
+pub mod swaps;
 pub mod words;
 
 use crate::text::script::Script;
@@ -196,6 +199,77 @@ pub fn answers_another_question_with(
     other
 }
 
+/// Least share of a question's content words that the source sentence holding a bare answer
+/// ([`fragment_answers`]) must have: the sentence is about what was asked.
+pub const FRAGMENT_QUESTION_SHARE: f32 = 0.75;
+
+/// True unless `fragment` is a bare answer of one or two words ("J/K", "C6H12O6",
+/// "electromagnetism") that no source sentence gives for `question`: a source sentence must
+/// hold the fragment (spaces and case aside) and at least [`FRAGMENT_QUESTION_SHARE`] of the
+/// question's content words. "J/K" for "SI unit of specific heat" is not such an answer when
+/// the sentence with "J/K" is about entropy. Lead-ins ("Sure!", "Answer:"), "Yes"/"No", and
+/// questions in another script than Latin are not judged (true).
+pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> bool {
+    let compact = |x: &str| -> String {
+        x.chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    // Without its citation marks ("J/K [4]").
+    let mut uncited = String::new();
+    let mut rest = fragment;
+    while let Some(open) = rest.find('[') {
+        let close = rest[open..].find(']').map(|c| open + c);
+        match close {
+            Some(c)
+                if rest[open + 1..c]
+                    .chars()
+                    .all(|ch| ch.is_ascii_digit() || ch == ',') =>
+            {
+                uncited.push_str(&rest[..open]);
+                rest = &rest[c + 1..];
+            }
+            _ => {
+                uncited.push_str(&rest[..=open]);
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    uncited.push_str(rest);
+    let bare = uncited.trim().trim_end_matches(['.', '!']).trim();
+    let words = bare.split_whitespace().count();
+    let lead_in = bare.ends_with(':')
+        || bare.chars().all(|c| !c.is_alphanumeric())
+        || matches!(
+            compact(bare).as_str(),
+            "yes" | "no" | "sure" | "okay" | "ok" | "answer" | "hello" | "hi"
+        );
+    let q = words::read(question);
+    let asked: Vec<&words::Word> = q
+        .content()
+        .filter(|w| !crate::retrieve::query::is_hinglish_function_word(&w.lower))
+        .collect();
+    if words == 0 || words > 2 || lead_in || asked.is_empty() || q.script != Some(Script::Latin) {
+        return true;
+    }
+    let needle = compact(bare);
+    sources.iter().any(|p| {
+        split_sentences(p).iter().any(|span| {
+            let text = span.slice(p);
+            if !compact(text).contains(&needle) {
+                return false;
+            }
+            let s = words::read(text);
+            let found = asked
+                .iter()
+                .filter(|w| s.words.iter().any(|x| align::same_word(w, x)))
+                .count();
+            found as f32 >= FRAGMENT_QUESTION_SHARE * asked.len() as f32
+        })
+    })
+}
+
 /// Checks `answer` (one sentence, citation marks removed) against `sources` (the passages the
 /// model was given), with this installation's lexicon ([`Lexicon::get`]).
 pub fn verify(answer: &str, sources: &[&str]) -> Verification {
@@ -281,6 +355,18 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     findings.extend(conflicts::hedge(&a, &s, lex));
     conflicts::numbers(&a, &s, &passage, &mut findings);
     conflicts::terms(&a, &s, &passage, lex, &opposed_at, &mut findings);
+    // A term swapped for one the sources have elsewhere: beside a run copied from the aligned
+    // sentence, or as the holder of a superlative another sentence gives to its sibling.
+    if !translated
+        && !findings
+            .iter()
+            .any(|f| matches!(f, Finding::SwappedTerm { .. }))
+    {
+        findings.extend(
+            swaps::replaced_beside_run(&a, &s, &sentences, lex)
+                .or_else(|| swaps::superlative_elsewhere(&a, &s, &sentences, lex)),
+        );
+    }
     // One plain word the sources do not have, in a sentence that says nothing else against
     // them, is a small model's rewording ("a stretch of DNA" for "a sequence of DNA"): kept.
     let new_terms = findings

@@ -27,7 +27,8 @@ fn lexicon() -> Lexicon {
          s\tn12\tliving thing\tn11\n\
          s\tn13\torganism\tn12\n\
          s\tn14\tplant|flora\tn13\n\
-         s\tn15\tanimal|fauna\tn13\n",
+         s\tn15\tanimal|fauna\tn13\n\
+         s\ta1\tweak\t\n",
     )
 }
 
@@ -249,4 +250,47 @@ fn an_answer_about_a_sibling_term_answers_another_question() {
         "What happens in meiosis?",
         "In mitosis and meiosis, cells divide."
     ));
+}
+
+/// Biology 2e p. 729 and Physics p. 17: answers of the 0.5B model graded wrong by a person.
+#[test]
+fn a_term_of_the_sources_put_beside_a_copied_run_is_a_swap() {
+    let glycogen = "For example, glycolysis is a series of reactions in which glucose is converted to pyruvic acid. Glycogen is a polymeric form of glucose and is stored in the liver and skeletal muscle cells.";
+    let v = check(
+        "Glucose is a polymeric form of glucose and is stored in the liver and skeletal muscle cells.",
+        glycogen,
+    );
+    assert_eq!(kinds(&v), ["swapped_term"]);
+    let v = check(
+        "Glycogen is a polymeric form of glucose and is stored in the liver.",
+        glycogen,
+    );
+    assert!(v.agrees(), "{:?}", v.findings);
+    let precision = "Precision states how well repeated measurements of something generate the same or similar results. Accuracy is how close a measurement is to the correct value for that measurement.";
+    let v = check(
+        "Accuracy refers to how well repeated measurements of something generate the same or similar results.",
+        precision,
+    );
+    assert_eq!(kinds(&v), ["swapped_term"]);
+    let v = check(
+        "Precision refers to how well repeated measurements of something generate the same or similar results.",
+        precision,
+    );
+    assert!(v.agrees(), "{:?}", v.findings);
+}
+
+/// Physics p. 414: "The weakest of the four fundamental forces is electromagnetism."
+#[test]
+fn a_superlative_the_sources_give_to_another_term_is_a_swap() {
+    let forces = "The four fundamental forces are gravity, electromagnetism, weak nuclear force, and strong nuclear force. That said, gravity is incredibly weak compared to the other fundamental forces and is the weakest of all of the fundamental forces.";
+    let v = check(
+        "The weakest of the four fundamental forces is electromagnetism.",
+        forces,
+    );
+    assert_eq!(kinds(&v), ["swapped_term"]);
+    let v = check(
+        "The weakest of the four fundamental forces is gravity.",
+        forces,
+    );
+    assert!(v.agrees(), "{:?}", v.findings);
 }

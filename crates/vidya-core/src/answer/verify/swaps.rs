@@ -1,0 +1,259 @@
+//! Term swaps that word-by-word accounting cannot see, because the answer's term is in the
+//! source too, only in another place or another sentence:
+//! - **a copied run with another term before or after it**: "Glucose is a polymeric form of
+//!   glucose and is stored in the liver" from "Glycogen is a polymeric form of glucose and is
+//!   stored in the liver" (the answer's "glucose" is in the source, as the object);
+//! - **a superlative given to another term**: "The weakest of the fundamental forces is
+//!   electromagnetism" where the passage says "gravity … is the weakest of all of the
+//!   fundamental forces" and names electromagnetism only in a list.
+//!
+//! Both are the "swapped term" edit of natural-logic inference (MacCartney and Manning 2007):
+//! an exclusion between two terms of the same kind. Seen in answers of Qwen2.5-Coder-0.5B
+//! graded wrong by a person (`tests/eval/results/answers-graded-test.txt`).
+
+use super::align::same_word;
+use super::lexicon::Lexicon;
+use super::words::{Role, Sentence, Word};
+use super::Finding;
+
+/// Least length, in content words, of a run copied from the source for the word beside it to
+/// be read as a substitution: a shorter run is a rewording's chance overlap.
+pub const MIN_RUN: usize = 3;
+
+/// Most words between a run and the term beside it (function words: "is a", "refers to how
+/// well").
+pub const MAX_REACH: usize = 5;
+
+fn is_term(w: &Word, lex: Option<&Lexicon>) -> bool {
+    w.role == Role::Content && lex.is_none_or(|l| l.is_noun(&w.lower) || !l.knows(&w.lower))
+}
+
+/// A name of a thing and nothing else: a noun that is no verb ("glycogen", "precision"; not
+/// "covers", "drugs", "bud"), or a word WordNet does not know, of three letters or more.
+fn is_name(w: &Word, lex: Option<&Lexicon>) -> bool {
+    w.role == Role::Content
+        && w.lower.chars().count() >= 3
+        && w.lower.chars().all(char::is_alphabetic)
+        && lex.is_none_or(|l| !l.knows(&w.lower) || (l.is_noun(&w.lower) && !l.is_verb(&w.lower)))
+}
+
+/// The words between a term and the run beside it, as they link the two: articles dropped, and
+/// the verbs of a definition read as "is" ("refers to", "states", "means", "describes").
+fn link(x: &Sentence, from: usize, to: usize) -> Vec<&str> {
+    let words: Vec<&str> = x.words[from..to].iter().map(|w| w.lower.as_str()).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        match words[i] {
+            "a" | "an" | "the" => {}
+            "refers" | "refer" if words.get(i + 1) == Some(&"to") => {
+                out.push("is");
+                i += 1;
+            }
+            "states" | "means" | "describes" | "are" | "was" | "were" => out.push("is"),
+            w => out.push(w),
+        }
+        i += 1;
+    }
+    out
+}
+
+fn same(w: &Word, x: &Word) -> bool {
+    match (w.role, x.role) {
+        (Role::Number, Role::Number) => w.value.is_some() && w.value == x.value,
+        _ => same_word(w, x),
+    }
+}
+
+fn in_sources(w: &Word, sentences: &[Sentence]) -> bool {
+    sentences
+        .iter()
+        .any(|t| t.words.iter().any(|x| same_word(w, x)))
+}
+
+/// Two terms that one may not stand for the other: not the same word, not synonyms, and not
+/// one a more general name of the other (unless the sources use both as terms of their own,
+/// as "accuracy" and "precision").
+fn exchangeable(w: &Word, x: &Word, lex: Option<&Lexicon>) -> bool {
+    same_word(w, x) || lex.is_some_and(|l| l.same_meaning(&w.lower, &x.lower))
+}
+
+/// The content words (and numbers) of `x`: their word indexes.
+fn content_at(x: &Sentence) -> Vec<usize> {
+    (0..x.words.len())
+        .filter(|&i| matches!(x.words[i].role, Role::Content | Role::Number))
+        .collect()
+}
+
+/// A run of at least [`MIN_RUN`] content words that the answer copies from the aligned source
+/// sentence `s` in order, with a different term just before (or just after) it in each: the
+/// answer's term is one the sources have (taken from elsewhere, not a rewording) and the
+/// source's term is not in the answer near the run. `sources`: every sentence the model was
+/// given.
+pub fn replaced_beside_run(
+    a: &Sentence,
+    s: &Sentence,
+    sources: &[Sentence],
+    lex: Option<&Lexicon>,
+) -> Option<Finding> {
+    let (ac, sc) = (content_at(a), content_at(s));
+    for k in 0..ac.len() {
+        for m in 0..sc.len() {
+            // A maximal run starting here.
+            if k > 0 && m > 0 && same(&a.words[ac[k - 1]], &s.words[sc[m - 1]]) {
+                continue;
+            }
+            let len = (0..)
+                .take_while(|d| {
+                    k + d < ac.len()
+                        && m + d < sc.len()
+                        && same(&a.words[ac[k + d]], &s.words[sc[m + d]])
+                })
+                .count();
+            if len < MIN_RUN {
+                continue;
+            }
+            let run = (ac[k], ac[k + len - 1]);
+            // The term before the run, then the one after it.
+            let sides = [
+                (k.checked_sub(1), m.checked_sub(1), true),
+                (
+                    Some(k + len).filter(|i| *i < ac.len()),
+                    Some(m + len).filter(|j| *j < sc.len()),
+                    false,
+                ),
+            ];
+            for (ka, ms, before) in sides {
+                let (Some(ka), Some(ms)) = (ka, ms) else {
+                    continue;
+                };
+                let (ia, js) = (ac[ka], sc[ms]);
+                let (w, x) = (&a.words[ia], &s.words[js]);
+                let near = |i: usize, edge: usize| i.abs_diff(edge) <= MAX_REACH + 1;
+                let (a_edge, s_edge) = if before {
+                    (run.0, sc[m])
+                } else {
+                    (run.1, sc[m + len - 1])
+                };
+                if !near(ia, a_edge)
+                    || !near(js, s_edge)
+                    || w.clause != a.words[a_edge].clause
+                    || x.clause != s.words[s_edge].clause
+                    || !is_name(w, lex)
+                    || !is_name(x, lex)
+                    || exchangeable(w, x, lex)
+                    || !in_sources(w, sources)
+                {
+                    continue;
+                }
+                // Linked to the run the same way in both ("Glucose is a polymeric …" for
+                // "Glycogen is a polymeric …"): a different link is a rewording.
+                let (a_link, s_link) = if before {
+                    (link(a, ia + 1, a_edge), link(s, js + 1, s_edge))
+                } else {
+                    (link(a, a_edge + 1, ia), link(s, s_edge + 1, js))
+                };
+                if a_link != s_link {
+                    continue;
+                }
+                // The answer's term beside the source's in the source: a modifier dropped
+                // ("the chromosome" for "the length of the chromosome"), not a swap.
+                if s.words
+                    .iter()
+                    .enumerate()
+                    .any(|(j, y)| j.abs_diff(js) <= 3 && same_word(y, w))
+                {
+                    continue;
+                }
+                // The source's term elsewhere around the run in the answer ("glycogen and
+                // starch are polymeric forms …": an addition, not a swap).
+                let (lo, hi) = if before {
+                    (ia.saturating_sub(2), run.1)
+                } else {
+                    (run.0, (ia + 2).min(a.words.len() - 1))
+                };
+                if a.words[lo..=hi].iter().any(|y| same_word(y, x)) {
+                    continue;
+                }
+                return Some(Finding::SwappedTerm {
+                    answer: w.lower.clone(),
+                    source: x.lower.clone(),
+                });
+            }
+        }
+    }
+    None
+}
+
+/// True for a superlative adjective ("weakest", "largest", "smallest"): an `-est` word whose
+/// base form WordNet knows as another word.
+fn is_superlative(w: &Word, lex: Option<&Lexicon>) -> bool {
+    w.role == Role::Content
+        && w.lower.len() >= 6
+        && w.lower.ends_with("est")
+        && lex.is_some_and(|l| l.base_forms(&w.lower).iter().any(|b| *b != w.lower))
+}
+
+/// A superlative the aligned sentence does not have, which another source sentence gives to
+/// another term of the same kind: the answer's term is not in that sentence, the sentence
+/// names a term the answer does not, and the two are siblings (WordNet, or listed together in
+/// one source sentence: "gravity, electromagnetism, weak nuclear force …"). A superlative
+/// picks out one thing; two cannot both be "the weakest".
+pub fn superlative_elsewhere(
+    a: &Sentence,
+    s: &Sentence,
+    sources: &[Sentence],
+    lex: Option<&Lexicon>,
+) -> Option<Finding> {
+    let sup = a.words.iter().find(|w| is_superlative(w, lex))?;
+    if s.words.iter().any(|x| same_word(sup, x)) {
+        return None;
+    }
+    let holders: Vec<&Sentence> = sources
+        .iter()
+        .filter(|t| t.words.iter().any(|x| same_word(sup, x)))
+        .collect();
+    let answer_terms: Vec<&Word> = a
+        .words
+        .iter()
+        .filter(|w| is_term(w, lex) && !same_word(w, sup))
+        .collect();
+    let has = |t: &Sentence, w: &Word| t.words.iter().any(|x| same_word(w, x));
+    // A sentence that gives the superlative to the answer's own terms supports it.
+    if holders
+        .iter()
+        .any(|t| answer_terms.iter().all(|w| has(t, w)))
+    {
+        return None;
+    }
+    let listed_together = |w: &Word, x: &Word| {
+        sources
+            .iter()
+            .any(|t| has(t, w) && has(t, x) && t.clauses().len() >= 3)
+    };
+    for t in holders {
+        // The sentence is about the same things: it shares a term beside the superlative.
+        if !answer_terms.iter().any(|w| has(t, w)) {
+            continue;
+        }
+        for w in answer_terms
+            .iter()
+            .filter(|w| !has(t, w) && in_sources(w, sources))
+        {
+            let other = t.words.iter().find(|x| {
+                is_term(x, lex)
+                    && !a.words.iter().any(|y| same_word(y, x))
+                    && !exchangeable(w, x, lex)
+                    && (lex.is_some_and(|l| l.same_kind(&w.lower, &x.lower))
+                        || listed_together(w, x))
+            });
+            if let Some(x) = other {
+                return Some(Finding::SwappedTerm {
+                    answer: w.lower.clone(),
+                    source: x.lower.clone(),
+                });
+            }
+        }
+    }
+    None
+}
