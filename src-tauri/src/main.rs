@@ -304,6 +304,7 @@ fn cancel_ingest(state: State<'_, Vidya>) -> bool {
 }
 
 fn main() {
+    vidya_core::onnx::opt_out_of_runtime_telemetry();
     let started = Instant::now();
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -316,6 +317,7 @@ fn main() {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(Library::default_dir);
+    vidya_core::paths::keep_logs_with_library(&library);
     let app = match App::open(&library, true, LlmOverrides::default()) {
         Ok(a) => a,
         Err(e) => {

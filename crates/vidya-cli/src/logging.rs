@@ -20,15 +20,22 @@ pub fn init(verbose: u8) -> Option<WorkerGuard> {
         .with_target(false)
         .with_ansi(std::io::stderr().is_terminal())
         .with_filter(stderr_filter);
+    // The log folder is inside the library: never created before the library itself is (a
+    // mistyped --library must not leave a folder behind), so a new library's first ingest logs
+    // to stderr only.
     let dir = vidya_core::paths::log_dir();
-    let file = std::fs::create_dir_all(&dir).ok().and_then(|_| {
-        tracing_appender::rolling::Builder::new()
-            .rotation(tracing_appender::rolling::Rotation::DAILY)
-            .filename_prefix("vidya.log")
-            .max_log_files(7)
-            .build(&dir)
-            .ok()
-    });
+    let library_exists = dir.parent().is_some_and(std::path::Path::is_dir);
+    let file = library_exists
+        .then(|| std::fs::create_dir_all(&dir).ok())
+        .flatten()
+        .and_then(|_| {
+            tracing_appender::rolling::Builder::new()
+                .rotation(tracing_appender::rolling::Rotation::DAILY)
+                .filename_prefix("vidya.log")
+                .max_log_files(7)
+                .build(&dir)
+                .ok()
+        });
     match file {
         Some(appender) => {
             let (writer, guard) = tracing_appender::non_blocking(appender);

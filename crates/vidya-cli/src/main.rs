@@ -41,9 +41,11 @@ use vidya_core::{Library, VidyaError};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    vidya_core::onnx::opt_out_of_runtime_telemetry();
     let cli = Cli::parse();
-    let _guard = logging::init(cli.verbose);
     let library = cli.library.clone().unwrap_or_else(Library::default_dir);
+    vidya_core::paths::keep_logs_with_library(&library);
+    let _guard = logging::init(cli.verbose);
     let json_errors = matches!(
         cli.command,
         Command::Ask { json: true, .. }

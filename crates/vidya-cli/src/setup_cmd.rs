@@ -200,7 +200,7 @@ pub fn run(library: &Path, a: SetupArgs) -> Result<ExitCode> {
         out!(
             "\n6. {}\n   {}",
             s.t("setup.step.done", &[]),
-            s.t("setup.done.text", &[])
+            s.t("setup.done.text_cli", &[])
         );
     }
     Ok(if failed {
@@ -477,17 +477,25 @@ fn print_ollama(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
                 Some(i) => out!(
                     "   {}",
                     s.t(
-                        "setup.ollama.installer",
+                        "setup.ollama.installer_cli",
                         &[("path", i.display().to_string())]
                     )
                 ),
                 None => out!(
                     "   {}",
                     s.t(
-                        "setup.ollama.no_installer",
+                        "setup.ollama.no_installer_cli",
                         &[("file", r.ollama_installer_name.to_string())]
                     )
                 ),
+            }
+            // Ollama's archive for Linux is unpacked, not run (its manual install).
+            if r.ollama_installer_name.ends_with(".tgz") {
+                let file = match installer {
+                    Some(i) => i.display().to_string(),
+                    None => r.ollama_installer_name.to_string(),
+                };
+                out!("   (sudo tar -C /usr -xzf {file}; ollama serve)");
             }
         }
     }

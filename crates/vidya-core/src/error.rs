@@ -89,8 +89,9 @@ pub enum VidyaError {
         /// The limit in MB.
         limit_mb: u64,
     },
-    /// The path does not exist or cannot be read.
-    #[error("cannot read {path}: {source}")]
+    /// The path does not exist or cannot be read. The message says why in plain words and
+    /// what to do ([`io_reason`]), never the system's "(os error 2)".
+    #[error("cannot read {path}: {}", io_reason(source))]
     Io {
         /// The file.
         path: PathBuf,
@@ -230,6 +231,27 @@ impl VidyaError {
     }
 }
 
+/// An I/O error in plain words with what to do: the common kinds named ("there is no such file
+/// …"), any other as the system says it without its "(os error N)" code.
+pub fn io_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::NotFound => "there is no file or folder by that name. Check the name and where it is \
+                        (or drag the file into Vidya's window)"
+            .into(),
+        K::PermissionDenied => "you are not allowed to read it. Copy it into one of your own \
+                                folders (for example Documents) and add it from there"
+            .into(),
+        _ => {
+            let text = e.to_string();
+            match text.find(" (os error") {
+                Some(i) => text[..i].to_string(),
+                None => text,
+            }
+        }
+    }
+}
+
 /// What to do about a database error, from SQLite's error code.
 fn db_hint(e: &rusqlite::Error, path: &std::path::Path) -> String {
     use rusqlite::ErrorCode as C;
@@ -251,5 +273,24 @@ fn db_hint(e: &rusqlite::Error, path: &std::path::Path) -> String {
         Some(C::DiskFull) => "The disk is full: free some space and try again".into(),
         Some(C::CannotOpen) => "Check that the library folder exists, is a folder, and can be written".into(),
         _ => "If the disk is full, free some space and try again".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_file_is_named_in_plain_words() {
+        let e = VidyaError::io(
+            "/tmp/no-such-book.pdf",
+            std::io::Error::from_raw_os_error(2),
+        );
+        let text = e.to_string();
+        assert!(text.contains("no-such-book.pdf"), "{text}");
+        assert!(text.contains("no file or folder by that name"), "{text}");
+        assert!(!text.contains("os error"), "{text}");
+        let other = io_reason(&std::io::Error::from_raw_os_error(5));
+        assert!(!other.contains("os error") && !other.is_empty(), "{other}");
     }
 }

@@ -38,10 +38,28 @@ pub fn environment() -> Result<&'static ort::environment::Environment> {
     .map_err(|e| missing(e.clone()))
 }
 
+/// Turns ONNX Runtime's own telemetry off before the runtime is loaded: since 1.29 its Linux
+/// and macOS builds carry Microsoft's 1DS telemetry, which at environment creation writes a
+/// device id and a `ProcessInfo` event (OS, CPU, program path) to
+/// `~/.cache/Microsoft/DeveloperTools/.onnxruntime/` and uploads them when the machine is
+/// online. `ORT_DISABLE_TELEMETRY=1` (onnxruntime PR #27379) stops all of it; the API switch
+/// ([`ort::environment::EnvironmentBuilder::with_telemetry`]) comes too late for that first
+/// event. Call it at the start of `main`, before other threads run (it sets an environment
+/// variable of this process); [`environment`] calls it too.
+pub fn opt_out_of_runtime_telemetry() {
+    if std::env::var_os("ORT_DISABLE_TELEMETRY").is_none() {
+        std::env::set_var("ORT_DISABLE_TELEMETRY", "1");
+    }
+}
+
 fn init(lib: &Path) -> std::result::Result<ort::environment::Environment, String> {
+    opt_out_of_runtime_telemetry();
     ort::init_from(lib)
         .map_err(|e| format!("{} could not be loaded ({e})", lib.display()))?
         .with_name("vidya")
+        // ONNX Runtime's telemetry is on by default (OrtApi::EnableTelemetryEvents): it
+        // queues usage events for Microsoft. Nothing leaves the machine, so it is off.
+        .with_telemetry(false)
         .build()
         .map_err(|e| format!("ONNX Runtime did not start ({e})"))
 }

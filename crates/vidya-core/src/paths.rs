@@ -1,6 +1,7 @@
 //! Per-user folders (from the `directories` crate).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// The per-user data folder: `~/.local/share/vidya` on Linux, `%APPDATA%\Vidya\data` on
 /// Windows, `~/Library/Application Support/Vidya` on macOS; `./.vidya` when the system reports
@@ -11,9 +12,34 @@ pub fn data_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(".vidya"))
 }
 
-/// The folder for rotating log files: `<data dir>/logs`.
+static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
+
+/// Keeps this process's log files and per-turn traces inside `library` (`<library>/logs`,
+/// `<library>/traces`), so that they go where the library goes: onto a USB stick with
+/// `--library`, and into the teacher's backup of the library folder. Call once at start with
+/// the library the program opened; later calls are ignored. Until called, the default
+/// library's folder is used.
+pub fn keep_logs_with_library(library: &Path) {
+    let _ = LIBRARY.set(library.to_path_buf());
+}
+
+/// The library whose folder holds the logs and traces ([`keep_logs_with_library`]; else the
+/// default library, [`crate::store::Library::default_dir`]).
+fn logs_home() -> PathBuf {
+    LIBRARY
+        .get()
+        .cloned()
+        .unwrap_or_else(crate::store::Library::default_dir)
+}
+
+/// The folder for rotating log files: `<library>/logs` ([`keep_logs_with_library`]).
 pub fn log_dir() -> PathBuf {
-    data_dir().join("logs")
+    logs_home().join("logs")
+}
+
+/// The folder for per-turn trace files: `<library>/traces` ([`keep_logs_with_library`]).
+pub fn trace_home() -> PathBuf {
+    logs_home().join("traces")
 }
 
 /// Folders an installed Vidya keeps its bundled files in, in order: the executable's folder

@@ -1,4 +1,4 @@
-//! Per-turn trace log: one JSON object per line in `<data dir>/traces/trace.YYYY-MM-DD.jsonl`
+//! Per-turn trace log: one JSON object per line in `<library>/traces/trace.YYYY-MM-DD.jsonl`
 //! (daily files, 14 kept, rotated by `tracing-appender`). `VIDYA_TRACE_DIR` overrides the
 //! folder. A trace holds the question, the rewritten query, the candidates with scores, the
 //! quoted sentences, the prompt size, the model, time to first token, total time and the
@@ -15,7 +15,7 @@ pub fn trace_dir() -> PathBuf {
     std::env::var_os("VIDYA_TRACE_DIR")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| crate::paths::data_dir().join("traces"))
+        .unwrap_or_else(crate::paths::trace_home)
 }
 
 /// Appends one trace record. Errors: the folder cannot be created or written.

@@ -154,3 +154,66 @@ fn unanswerable_question_is_gated() {
     assert!(r["citations"].as_array().unwrap().is_empty());
     assert!(r["answer"].as_str().unwrap().contains("could not find"));
 }
+
+/// ONNX Runtime 1.29+ writes a device id and a usage event for Microsoft under
+/// `~/.cache/Microsoft/DeveloperTools/` when its environment is created, to upload when online;
+/// Vidya turns that off before loading it.
+#[test]
+fn onnx_runtime_writes_no_telemetry() {
+    let onnxruntime = vidya_core::native::locate("onnxruntime").and_then(|l| l.path);
+    if onnxruntime.is_none() {
+        eprintln!("skipped: ONNX Runtime is not installed (cargo xtask setup --models)");
+        return;
+    }
+    let lib = library_with_sample();
+    let home = tempfile::tempdir().unwrap();
+    let o = vidya(lib.path())
+        .env("HOME", home.path())
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("ORT_DISABLE_TELEMETRY")
+        .args([
+            "ask",
+            "--no-llm",
+            "--no-cache",
+            "--json",
+            "What is the Calvin cycle?",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    let answer: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        answer["citations"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        "{answer}"
+    );
+    let written = home.path().join(".cache/Microsoft");
+    assert!(!written.exists(), "{} was written", written.display());
+}
+
+/// A question's trace record and the log go into the library folder (`--library`), so that
+/// they travel with it and its backups.
+#[test]
+fn traces_and_logs_stay_with_the_library() {
+    let lib = library_with_sample();
+    let o = vidya(lib.path())
+        .env_remove("VIDYA_TRACE_DIR")
+        .args(["ask", "--no-llm", "--no-cache", "What is the Calvin cycle?"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let traces: Vec<_> = std::fs::read_dir(lib.path().join("traces"))
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        traces
+            .iter()
+            .any(|n| n.to_string_lossy().starts_with("trace")),
+        "no trace file in the library: {traces:?}"
+    );
+    assert!(
+        lib.path().join("logs").is_dir(),
+        "no logs folder in the library"
+    );
+}

@@ -184,6 +184,13 @@ fn setup_speaks_the_six_interface_languages() {
             out.starts_with(title) || out.lines().next().unwrap_or("").contains(title),
             "{lang}: {out}"
         );
+        // The terminal has no buttons or screens: its steps are commands.
+        assert!(out.contains("vidya setup"), "{lang}: {out}");
+        assert!(out.contains("vidya ingest"), "{lang}: {out}");
+        for window_only in ["Check again", "Library screen", "फिर से जाँचें", "“पुस्तकालय”"]
+        {
+            assert!(!out.contains(window_only), "{lang}: {window_only}\n{out}");
+        }
         if let Some((_, range)) = scripts.iter().find(|(l, _)| *l == lang) {
             let native = out.chars().filter(|c| range.contains(c)).count();
             assert!(

@@ -119,11 +119,7 @@ fn file_chapter_title(f: &ExtractedFile, book: &str) -> String {
         .into_iter()
         .flatten()
     {
-        let rest = t
-            .strip_prefix(book)
-            .unwrap_or(t)
-            .trim_start_matches(SEPARATORS)
-            .trim();
+        let rest = without_book(t, book);
         if !rest.is_empty() {
             return rest.to_string();
         }
@@ -135,6 +131,37 @@ fn file_chapter_title(f: &ExtractedFile, book: &str) -> String {
         .find(|l| !l.is_empty() && l.chars().count() <= 80)
         .map(String::from)
         .unwrap_or_else(|| file_stem(f))
+}
+
+/// `title` without the book's name (or its first words) at its start, so that a chapter never
+/// repeats its book's name: "Biology 2e - Chapter 8: Photosynthesis" in the book "Biology 2e
+/// (sample chapter)" is "Chapter 8: Photosynthesis". Empty when nothing is left.
+fn without_book<'a>(title: &'a str, book: &str) -> &'a str {
+    let book = book.trim();
+    // The book title or its first words, longest first, where a dash or colon or a chapter
+    // heading follows them in the chapter's title ("Science and Technology" keeps its words
+    // in the book "Science").
+    let cuts = book
+        .char_indices()
+        .filter(|(_, c)| c.is_whitespace())
+        .map(|(i, _)| i)
+        .chain([book.len()]);
+    for cut in cuts.collect::<Vec<_>>().into_iter().rev() {
+        let words = book[..cut].trim_end();
+        if words.chars().count() < 3 {
+            break;
+        }
+        if let Some(rest) = title.strip_prefix(words) {
+            let next = rest.trim_start();
+            if next.is_empty()
+                || next.starts_with(['-', '–', '—', ':', '|', '·', ','])
+                || is_chapter_heading(next)
+            {
+                return rest.trim_start_matches(SEPARATORS).trim();
+            }
+        }
+    }
+    title.trim()
 }
 
 fn is_chapter_heading(line: &str) -> bool {
@@ -190,8 +217,17 @@ pub fn chapters(files: &[ExtractedFile], book: &str) -> Vec<ChapterSpan> {
     starts.sort_by_key(|s| s.0);
     starts.dedup_by_key(|s| s.0);
     if starts.len() < 2 {
+        // One chapter: its own title without the book's name, else its heading, else the
+        // book's title.
+        let own = [f.title.as_deref(), f.running_header.as_deref()]
+            .into_iter()
+            .flatten()
+            .map(|t| without_book(t, book))
+            .find(|t| !t.is_empty())
+            .map(str::to_string);
+        let heading = starts.first().map(|s| s.1.clone());
         return vec![ChapterSpan {
-            title: f.title.clone().unwrap_or_else(|| book.to_string()),
+            title: own.or(heading).unwrap_or_else(|| book.to_string()),
             first_page: 0,
             last_page: n - 1,
         }];
@@ -296,5 +332,24 @@ mod tests {
         assert_eq!(ch[1].title, "Part B");
         let plain = file("c.pdf", None, &["text", "text"]);
         assert_eq!(chapters(&[plain], "C").len(), 1);
+    }
+
+    #[test]
+    fn one_chapter_never_repeats_the_book_title() {
+        let f = file(
+            "ch08.pdf",
+            Some("Biology 2e - Chapter 8: Photosynthesis"),
+            &["text", "text"],
+        );
+        let ch = chapters(std::slice::from_ref(&f), "Biology 2e (sample chapter)");
+        assert_eq!(ch[0].title, "Chapter 8: Photosynthesis");
+        let ch = chapters(std::slice::from_ref(&f), "Biology 2e");
+        assert_eq!(ch[0].title, "Chapter 8: Photosynthesis");
+        // A title that only begins with the book's first word keeps its words.
+        let f = file("s.pdf", Some("Science and Technology"), &["text"]);
+        assert_eq!(chapters(&[f], "Science")[0].title, "Science and Technology");
+        // The title is the book's own name: the page's chapter heading names the chapter.
+        let f = file("p.pdf", Some("Physics"), &["Chapter 5 Motion", "text"]);
+        assert_eq!(chapters(&[f], "Physics")[0].title, "Chapter 5 Motion");
     }
 }

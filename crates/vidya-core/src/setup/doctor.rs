@@ -157,10 +157,12 @@ impl DoctorReport {
         let ollama = check_ollama(host, model, &mut problems);
         let ocr = OcrCheck::check();
         let (logs, traces) = (crate::paths::log_dir(), crate::trace::trace_dir());
+        // Both live in the library folder: checked once it exists (never created by a check).
         for (what, dir) in [("logs", &logs), ("traces", &traces)] {
-            if !(std::fs::create_dir_all(dir).is_ok() && can_write(dir)) {
+            let checkable = dir.parent().is_some_and(Path::is_dir);
+            if checkable && !(std::fs::create_dir_all(dir).is_ok() && can_write(dir)) {
                 problems.push(format!(
-                    "the {what} folder {} cannot be written. Fix: make it writable, or point XDG_DATA_HOME (VIDYA_TRACE_DIR for traces) at a writable folder",
+                    "the {what} folder {} cannot be written. Fix: make the library folder writable (VIDYA_TRACE_DIR puts traces elsewhere)",
                     dir.display()
                 ));
             }
