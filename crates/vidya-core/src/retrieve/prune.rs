@@ -84,6 +84,60 @@ pub fn is_quotable(sentence: &str) -> bool {
     s.split_whitespace().count() >= 4
 }
 
+/// True when `sentence` points back at the one before it: it opens with a pronoun or a
+/// demonstrative ("It", "They", "This", "These", "Such"), or names "this …"/"these …" early on
+/// ("Infants with this genotype emit a high-pitched cry"). Quoted after a "…" that dropped its
+/// antecedent, it would be read as about whatever the quote said last.
+pub fn refers_back(sentence: &str) -> bool {
+    let words: Vec<String> = sentence
+        .split_whitespace()
+        .take(8)
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let opens = words.first().is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "it" | "its"
+                | "they"
+                | "their"
+                | "them"
+                | "this"
+                | "these"
+                | "those"
+                | "such"
+                | "he"
+                | "she"
+                | "his"
+                | "her"
+        )
+    });
+    opens || words.iter().skip(1).any(|w| w == "this" || w == "these")
+}
+
+/// `kept` with the antecedent of every kept sentence that [`refers_back`] across a dropped
+/// one: the sentence before it is kept too when it may be quoted (and, once, the one before
+/// that when it refers back as well); otherwise the sentence is dropped. A chunk's first
+/// sentence is left as it is (its antecedent, if any, is in the chunk before).
+fn with_antecedents(all: &[KeptSentence], mut kept: Vec<bool>, quotable: &[bool]) -> Vec<bool> {
+    for i in (1..all.len()).rev() {
+        if !kept[i] || kept[i - 1] || !refers_back(&all[i].text) {
+            continue;
+        }
+        if !quotable[i - 1] {
+            kept[i] = false;
+            continue;
+        }
+        kept[i - 1] = true;
+        if i >= 2 && !kept[i - 2] && quotable[i - 2] && refers_back(&all[i - 1].text) {
+            kept[i - 2] = true;
+        }
+    }
+    kept
+}
+
 /// True for a list marker alone ("1.", "b.", "(c)", "12)"): the sentence splitter often
 /// cuts an item's label off from its text.
 fn is_marker(text: &str) -> bool {
@@ -379,15 +433,18 @@ pub fn prune_defining(
                 .filter(|s| quotable(s))
                 .map(|s| s.order)
                 .max_by(|a, b| all[*a].score.total_cmp(&all[*b].score));
-            let sentences: Vec<KeptSentence> = all
+            let kept: Vec<bool> = all
                 .iter()
-                .filter(|s| {
+                .map(|s| {
                     (s.defines && in_place[s.order])
                         || (quotable(s)
                             && (s.score >= threshold || (rank == 0 && Some(s.order) == best)))
                 })
-                .cloned()
                 .collect();
+            let quotable_at: Vec<bool> = all.iter().map(quotable).collect();
+            let kept = with_antecedents(&all, kept, &quotable_at);
+            let sentences: Vec<KeptSentence> =
+                all.iter().filter(|s| kept[s.order]).cloned().collect();
             (!sentences.is_empty()).then_some(PrunedPassage { chunk, sentences })
         })
         .collect())
@@ -445,6 +502,41 @@ mod tests {
             out[0].text(),
             "Mitochondria make ATP by cellular respiration. … Respiration uses oxygen from the air."
         );
+    }
+
+    /// Biology 2e ch. 13: quoted as "…Turner syndrome, characterized as an X0 genotype… …
+    /// Infants with this genotype emit a characteristic high-pitched cry", a grader read the
+    /// cry as Turner syndrome's (the book says it of cri-du-chat).
+    #[test]
+    fn a_sentence_that_points_back_is_quoted_with_what_it_points_at() {
+        let text = "Turner syndrome is characterized as an X0 genotype. It causes sterility. Cri-du-chat is caused by the loss of most of the short arm of chromosome 5. Infants with this genotype emit a characteristic high-pitched cry on which the disorder's name is based.";
+        let c = chunk(text, text.len());
+        let tok = crate::text::Tokenizer::new();
+        let terms = tok.terms("Turner syndrome X0 genotype cry");
+        let idf = |w: &str| {
+            if w == "genotyp" || w == "genotype" {
+                1.0
+            } else {
+                0.5
+            }
+        };
+        let out = prune(
+            vec![c],
+            &Scorer::Lexical {
+                tokenizer: &tok,
+                terms: &terms,
+                idf: &idf,
+            },
+        )
+        .unwrap();
+        let quote = out[0].text();
+        assert!(
+            quote.contains("Cri-du-chat is caused") && !quote.contains("genotype. … Infants"),
+            "{quote}"
+        );
+        assert!(refers_back("It causes sterility."));
+        assert!(refers_back("Infants with this genotype emit a cry."));
+        assert!(!refers_back("Osmosis is the diffusion of water."));
     }
 
     #[test]
