@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,7 +61,7 @@ before(async () => {
   const library = join(work, 'library');
   const env = { VIDYA_LIBRARY: library, VIDYA_TRACE_DIR: join(work, 'traces'), VIDYA_LOG: 'warn' };
   execFileSync(vidyaBin, ['ingest', join(repo, 'tests', 'fixtures', 'biology2e', 'ch08.pdf')], { env: { ...process.env, ...env }, stdio: 'inherit' });
-  writeFileSync(join(library, 'settings.json'), JSON.stringify({ setup_done: true }));
+  // A new library (the setup wizard never run): the teacher's page still opens on the Dashboard.
   const model = await startProcess(children, serverBin, ['--port', '0', '--reply', REPLY, '--token-delay-ms', '10'], {}, /listening on (http:\/\/[\d.:]+)/);
   // Loopback only: the test opens nothing to the network.
   const serve = await startProcess(children, vidyaBin, ['serve', '--classroom', '--bind', '127.0.0.1', '--port', '0', '--ollama', model.match[1]], env,
@@ -135,8 +135,9 @@ test('students join with the code, ask on a phone, see only their own conversati
   const teacher = await (await browser.newContext({ viewport: { width: 1366, height: 768 } })).newPage();
   await teacher.goto(baseUrl);
   await teacher.waitForSelector('body[data-ready=true]');
-  await teacher.click('#tab-dashboard');
+  // The class in session opens on the Dashboard, not on the setup wizard.
   await teacher.waitForSelector('#classroom:not([hidden])');
+  assert.equal(await teacher.locator('#screen-setup').isVisible(), false);
   assert.equal(await teacher.locator('#class-code').innerText(), code);
   assert.match(await teacher.locator('#class-address').innerText(), /http:\/\//);
   await teacher.waitForFunction(() => document.getElementById('class-qr').naturalWidth > 0);

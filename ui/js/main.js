@@ -158,7 +158,10 @@ async function start() {
   showProblems(health ? health.problems : []);
   showUpdating(health ? health.updating : null);
   document.body.dataset.ready = 'true';
-  if (s && !s.setup_done) await setup.open();
+  // A class in session (`vidya serve --classroom`, or Settings → Classroom) opens on the
+  // Dashboard, where its address and code are: the setup wizard stays in Settings.
+  if (me.classroom) show('dashboard');
+  else if (s && !s.setup_done) await setup.open();
   else $('question').focus();
   api.ready();
 }

@@ -54,7 +54,7 @@ pub enum VidyaError {
         ocr: String,
     },
     /// A file type Vidya cannot read.
-    #[error("unsupported file type: {path}. Vidya reads PDF, TXT, Markdown (.md) and Word (.docx) files")]
+    #[error("unsupported file type: {path}. Vidya reads PDF, TXT, Markdown (.md) and Word (.docx) files: save or export the book as PDF{}", old_word_advice(path))]
     Unsupported {
         /// The file.
         path: PathBuf,
@@ -231,14 +231,28 @@ impl VidyaError {
     }
 }
 
+/// For an old Word file (`.doc`, `.rtf`), how to make it readable: save it as `.docx`.
+fn old_word_advice(path: &std::path::Path) -> &'static str {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "doc" | "rtf" | "odt" => {
+            ". An older Word file: open it in Word or LibreOffice, save it as .docx and add it again"
+        }
+        _ => "",
+    }
+}
+
 /// An I/O error in plain words with what to do: the common kinds named ("there is no such file
 /// …"), any other as the system says it without its "(os error N)" code.
 pub fn io_reason(e: &std::io::Error) -> String {
     use std::io::ErrorKind as K;
     match e.kind() {
-        K::NotFound => "there is no file or folder by that name. Check the name and where it is \
-                        (or drag the file into Vidya's window)"
-            .into(),
+        K::NotFound => {
+            "there is no file or folder by that name. Check the name and the folder it is in".into()
+        }
         K::PermissionDenied => "you are not allowed to read it. Copy it into one of your own \
                                 folders (for example Documents) and add it from there"
             .into(),
@@ -290,6 +304,11 @@ mod tests {
         assert!(text.contains("no-such-book.pdf"), "{text}");
         assert!(text.contains("no file or folder by that name"), "{text}");
         assert!(!text.contains("os error"), "{text}");
+        let doc = VidyaError::Unsupported {
+            path: "notes.doc".into(),
+        }
+        .to_string();
+        assert!(doc.contains("save it as .docx"), "{doc}");
         let other = io_reason(&std::io::Error::from_raw_os_error(5));
         assert!(!other.contains("os error") && !other.is_empty(), "{other}");
     }
