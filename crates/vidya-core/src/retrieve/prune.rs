@@ -84,11 +84,20 @@ pub fn is_quotable(sentence: &str) -> bool {
     s.split_whitespace().count() >= 4
 }
 
-/// True when `sentence` points back at the one before it: it opens with a pronoun or a
-/// demonstrative ("It", "They", "This", "These", "Such"), or names "this …"/"these …" early on
-/// ("Infants with this genotype emit a high-pitched cry"). Quoted after a "…" that dropped its
-/// antecedent, it would be read as about whatever the quote said last.
+/// True when `sentence` leans on the one before it: it opens with a pronoun or a
+/// demonstrative ("It", "They", "This", "These", "Such"), names "this …"/"these …" early on
+/// ("Infants with this genotype emit a high-pitched cry"), or carries the sentence before on
+/// (it opens with a small letter or with "and", "or", "but": "or 3.70 × 10^10 decays per
+/// second", the end of "1 Ci = 3.70 × 10^10 Bq, …"). Quoted after a "…" that dropped what it
+/// leans on, it would be read as about whatever the quote said last.
 pub fn refers_back(sentence: &str) -> bool {
+    // A small letter opens it, in a word with no capital ("or", "which"; not "pH", "mRNA").
+    let first_word = sentence.split_whitespace().next().unwrap_or("");
+    if first_word.chars().next().is_some_and(char::is_lowercase)
+        && !first_word.chars().any(char::is_uppercase)
+    {
+        return true;
+    }
     let words: Vec<String> = sentence
         .split_whitespace()
         .take(8)
@@ -101,6 +110,10 @@ pub fn refers_back(sentence: &str) -> bool {
         matches!(
             w.as_str(),
             "it" | "its"
+                | "and"
+                | "or"
+                | "but"
+                | "nor"
                 | "they"
                 | "their"
                 | "them"
@@ -536,6 +549,10 @@ mod tests {
         );
         assert!(refers_back("It causes sterility."));
         assert!(refers_back("Infants with this genotype emit a cry."));
+        // Physics p. 395: "1 Bq = 1 decay/second. … or 3.70 × 10^10 decays per second."
+        assert!(refers_back("or 3.70 × 1010 decays per second."));
+        assert!(refers_back("And so the cycle repeats."));
+        assert!(!refers_back("mRNA is read by the ribosome."));
         assert!(!refers_back("Osmosis is the diffusion of water."));
     }
 
