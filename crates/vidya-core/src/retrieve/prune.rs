@@ -482,14 +482,12 @@ mod tests {
         }
     }
 
-    #[test]
-    fn lexical_pruning_keeps_matching_sentences_with_their_pages() {
-        let text = "Cells need a lot of energy. Mitochondria make ATP by cellular respiration. The sky is blue today. Respiration uses oxygen from the air.";
-        let c = chunk(text, text.find("The sky").unwrap());
+    /// [`prune`] of one chunk with the lexical scorer (every question term weighs 1).
+    fn prune_lexically(c: ChunkRecord, question: &str) -> Vec<PrunedPassage> {
         let tok = crate::text::Tokenizer::new();
-        let terms = tok.terms("What does respiration make?");
+        let terms = tok.terms(question);
         let idf = |_: &str| 1.0;
-        let out = prune(
+        prune(
             vec![c],
             &Scorer::Lexical {
                 tokenizer: &tok,
@@ -497,7 +495,14 @@ mod tests {
                 idf: &idf,
             },
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn lexical_pruning_keeps_matching_sentences_with_their_pages() {
+        let text = "Cells need a lot of energy. Mitochondria make ATP by cellular respiration. The sky is blue today. Respiration uses oxygen from the air.";
+        let c = chunk(text, text.find("The sky").unwrap());
+        let out = prune_lexically(c, "What does respiration make?");
         let kept: Vec<&str> = out[0].sentences.iter().map(|s| s.text.as_str()).collect();
         assert_eq!(
             kept,
@@ -523,25 +528,7 @@ mod tests {
     #[test]
     fn a_sentence_that_points_back_is_quoted_with_what_it_points_at() {
         let text = "Turner syndrome is characterized as an X0 genotype. It causes sterility. Cri-du-chat is caused by the loss of most of the short arm of chromosome 5. Infants with this genotype emit a characteristic high-pitched cry on which the disorder's name is based.";
-        let c = chunk(text, text.len());
-        let tok = crate::text::Tokenizer::new();
-        let terms = tok.terms("Turner syndrome X0 genotype cry");
-        let idf = |w: &str| {
-            if w == "genotyp" || w == "genotype" {
-                1.0
-            } else {
-                0.5
-            }
-        };
-        let out = prune(
-            vec![c],
-            &Scorer::Lexical {
-                tokenizer: &tok,
-                terms: &terms,
-                idf: &idf,
-            },
-        )
-        .unwrap();
+        let out = prune_lexically(chunk(text, text.len()), "Turner syndrome X0 genotype cry");
         let quote = out[0].text();
         assert!(
             quote.contains("Cri-du-chat is caused") && !quote.contains("genotype. … Infants"),

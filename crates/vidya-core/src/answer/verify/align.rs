@@ -22,6 +22,11 @@ pub fn same_word(w: &Word, x: &Word) -> bool {
     x.lower == w.lower || (x.stem == w.stem && x.stem.chars().count() >= 3)
 }
 
+/// True when `w` and `x` are the same word ([`same_word`]) or two numbers of one value.
+pub fn same_term(w: &Word, x: &Word) -> bool {
+    same_word(w, x) || (w.role == Role::Number && x.role == Role::Number && w.value == x.value)
+}
+
 /// Finds `w` among `s`'s words.
 pub fn find(w: &Word, s: &Sentence, lex: Option<&Lexicon>) -> Match {
     find_unused(w, s, lex, &[])

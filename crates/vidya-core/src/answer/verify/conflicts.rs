@@ -660,9 +660,7 @@ pub fn roles(
 /// with another answer clause, which in turn holds a word of that source clause.
 pub fn crossed_clauses(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
     let _ = lex;
-    let same = |x: &Word, y: &Word| {
-        same_word(x, y) || (x.role == Role::Number && y.role == Role::Number && x.value == y.value)
-    };
+    let same = super::align::same_term;
     let is_term = |w: &Word| matches!(w.role, Role::Content | Role::Number);
     let a_clauses: Vec<Vec<&Word>> = a
         .clauses()

@@ -11,7 +11,7 @@
 //! an exclusion between two terms of the same kind. Seen in answers of Qwen2.5-Coder-0.5B
 //! graded wrong by a person (`tests/eval/results/answers-graded-test.txt`).
 
-use super::align::same_word;
+use super::align::{same_term as same, same_word};
 use super::lexicon::Lexicon;
 use super::words::{Role, Sentence, Word};
 use super::Finding;
@@ -56,13 +56,6 @@ fn link(x: &Sentence, from: usize, to: usize) -> Vec<&str> {
         i += 1;
     }
     out
-}
-
-fn same(w: &Word, x: &Word) -> bool {
-    match (w.role, x.role) {
-        (Role::Number, Role::Number) => w.value.is_some() && w.value == x.value,
-        _ => same_word(w, x),
-    }
 }
 
 fn in_sources(w: &Word, sentences: &[Sentence]) -> bool {
