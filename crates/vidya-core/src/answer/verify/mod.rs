@@ -364,7 +364,8 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     {
         findings.extend(
             swaps::replaced_beside_run(&a, &s, &sentences, lex)
-                .or_else(|| swaps::superlative_elsewhere(&a, &s, &sentences, lex)),
+                .or_else(|| swaps::superlative_elsewhere(&a, &s, &sentences, lex))
+                .or_else(|| swaps::letter_swapped(&a, &s)),
         );
     }
     // One plain word the sources do not have, in a sentence that says nothing else against

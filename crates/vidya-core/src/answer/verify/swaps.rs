@@ -130,8 +130,11 @@ pub fn replaced_beside_run(
                 };
                 if !near(ia, a_edge)
                     || !near(js, s_edge)
-                    || w.clause != a.words[a_edge].clause
-                    || x.clause != s.words[s_edge].clause
+                    // As many clause breaks between the term and the run in both ("base
+                    // quantities, which form" / "base units, which form"; not "Micrographia,
+                    // Robert Hooke coined" for "scientist Robert Hooke coined").
+                    || w.clause.abs_diff(a.words[a_edge].clause)
+                        != x.clause.abs_diff(s.words[s_edge].clause)
                     || !is_name(w, lex)
                     || !is_name(x, lex)
                     || exchangeable(w, x, lex)
@@ -160,10 +163,13 @@ pub fn replaced_beside_run(
                 }
                 // The source's term elsewhere around the run in the answer ("glycogen and
                 // starch are polymeric forms …": an addition, not a swap).
+                // (The run itself may hold it: "seven base units, which form the
+                // International System of Quantities" for "seven base quantities, which form
+                // …".)
                 let (lo, hi) = if before {
-                    (ia.saturating_sub(2), run.1)
+                    (ia.saturating_sub(2), ia)
                 } else {
-                    (run.0, (ia + 2).min(a.words.len() - 1))
+                    (ia, (ia + 2).min(a.words.len() - 1))
                 };
                 if a.words[lo..=hi].iter().any(|y| same_word(y, x)) {
                     continue;
@@ -246,6 +252,40 @@ pub fn superlative_elsewhere(
                     source: x.lower.clone(),
                 });
             }
+        }
+    }
+    None
+}
+
+/// A one-letter symbol put in the place of another before the same word ("r-selected species
+/// are … selected by stable environments" where the aligned sentence says "K-selected"; the
+/// "x-axis" for the "y-axis"): the letters name two different things. Nothing when the aligned
+/// sentence has the answer's letter before that word too.
+pub fn letter_swapped(a: &Sentence, s: &Sentence) -> Option<Finding> {
+    let letter = |w: &Word| {
+        w.lower.chars().count() == 1
+            && w.lower.chars().all(char::is_alphabetic)
+            && !matches!(w.lower.as_str(), "a" | "i")
+    };
+    let before = |x: &Sentence, j: usize, next: &Word| {
+        x.words.get(j + 1).is_some_and(|y| same_word(y, next))
+    };
+    for i in 0..a.words.len().saturating_sub(1) {
+        let (w, next) = (&a.words[i], &a.words[i + 1]);
+        if !letter(w) || next.role != Role::Content {
+            continue;
+        }
+        let own = (0..s.words.len()).any(|j| s.words[j].lower == w.lower && before(s, j, next));
+        if own {
+            continue;
+        }
+        let other = (0..s.words.len())
+            .find(|&j| letter(&s.words[j]) && s.words[j].lower != w.lower && before(s, j, next));
+        if let Some(j) = other {
+            return Some(Finding::SwappedTerm {
+                answer: w.lower.clone(),
+                source: s.words[j].lower.clone(),
+            });
         }
     }
     None

@@ -279,6 +279,23 @@ fn a_term_of_the_sources_put_beside_a_copied_run_is_a_swap() {
     assert!(v.agrees(), "{:?}", v.findings);
 }
 
+/// Physics p. 11: the model wrote "seven base units, which form the International System of
+/// Quantities" (graded wrong: the book says base quantities).
+#[test]
+fn a_term_swapped_for_one_the_copied_run_repeats_is_a_swap() {
+    let isq = "Based on such considerations, the International Standards Organization recommends using seven base quantities, which form the International System of Quantities (ISQ). These are the base quantities used to define the SI base units.";
+    let v = check(
+        "The SI system uses seven base units, which form the International System of Quantities (ISQ).",
+        isq,
+    );
+    assert_eq!(kinds(&v), ["swapped_term"]);
+    let v = check(
+        "Seven base quantities form the International System of Quantities (ISQ).",
+        isq,
+    );
+    assert!(v.agrees(), "{:?}", v.findings);
+}
+
 /// Physics p. 414: "The weakest of the four fundamental forces is electromagnetism."
 #[test]
 fn a_superlative_the_sources_give_to_another_term_is_a_swap() {
@@ -293,4 +310,23 @@ fn a_superlative_the_sources_give_to_another_term_is_a_swap() {
         forces,
     );
     assert!(v.agrees(), "{:?}", v.findings);
+}
+
+/// Biology 2e p. 997: the model wrote "R-selected species are species selected by stable,
+/// predictable environments" (graded wrong: the book says K-selected).
+#[test]
+fn a_letter_symbol_swapped_for_another_is_a_swap() {
+    let k = "K-selected species are species selected by stable, predictable environments. In contrast, r-selected species have a large number of small offspring.";
+    let v = check(
+        "R-selected species are species selected by stable, predictable environments.",
+        k,
+    );
+    assert!(kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+    // The book's own letter is no swap (the word order check has its own say on this
+    // sentence, whose "species … species" it reads with the small test lexicon).
+    let v = check(
+        "K-selected species are species selected by stable, predictable environments.",
+        k,
+    );
+    assert!(!kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
 }
