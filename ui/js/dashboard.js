@@ -121,7 +121,7 @@ function when(time) {
 /** Book › chapter (the chapter left out when it is the book's own title, as for a book of
  * one chapter file). */
 function bookAndChapter(book, chapter) {
-  return chapter && chapter !== book ? `${book} › ${chapter}` : book;
+  return chapter && !book.endsWith(chapter) ? `${book} › ${chapter}` : book;
 }
 
 /** One question of the report: “words” — student · time, and its page or why the books did

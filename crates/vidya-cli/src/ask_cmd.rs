@@ -171,7 +171,9 @@ pub(crate) fn ask_once(
     if !a.base.citations.is_empty() && a.status != AnswerStatus::Refused {
         out!("\nSources:");
         for c in &a.base.citations {
-            let chapter = if c.chapter == c.book {
+            // A one-file book is often named with its chapter ("Biology 2e - Chapter 4:
+            // Cell Structure"): the chapter is not said twice.
+            let chapter = if c.book.ends_with(c.chapter.as_str()) {
                 String::new()
             } else {
                 format!(" · {}", c.chapter)

@@ -520,6 +520,12 @@ fn print_model(s: &Strings, r: &vidya_core::setup::SetupReport) -> Result<()> {
         ),
         None => out!("   {}", s.t("setup.model.none_fits", &[])),
     }
+    // The window has buttons for this step; the terminal names its options.
+    if !r.model_installed {
+        if let Some(model) = &m.advice.model {
+            out!("   (vidya setup --import FILE.gguf; with internet: vidya setup --pull {model})");
+        }
+    }
     if let OllamaState::Running { models, .. } = &r.ollama {
         if models.is_empty() {
             out!("   {}", s.t("setup.model.none_installed", &[]));

@@ -171,7 +171,12 @@ fn generate_in_turn(
         };
         match tutor.generate_on(draft, on_token, ctl.cancel.clone(), machine)? {
             Generation::Answered(a) => {
-                turn.answered();
+                // Quotes because the machine could not write (not because the student
+                // cancelled): the Dashboard shows that machine's problem.
+                match a.llm_error.as_ref().filter(|p| p.kind != "cancelled") {
+                    Some(problem) => turn.unanswered(&problem.message),
+                    None => turn.answered(),
+                }
                 return Ok(*a);
             }
             Generation::Preempted(d) => {

@@ -95,6 +95,15 @@ impl State {
         self.machines.iter_mut().find(|m| m.0 == host)
     }
 
+    /// Records that `host` failed (`why`): set aside for [`DOWN_FOR_SECS`], a failure more.
+    fn machine_failed(&mut self, host: &str, why: &str) {
+        if let Some(m) = self.machine(host) {
+            m.1 = Some(Instant::now() + Duration::from_secs(DOWN_FOR_SECS));
+            m.3 += 1;
+            m.4 = Some(why.to_string());
+        }
+    }
+
     fn up(&self, host: &str) -> bool {
         self.machines
             .iter()
@@ -163,12 +172,21 @@ impl<'a> Turn<'a> {
         st.machines.iter().any(|m| m.0 != self.host)
     }
 
-    /// The answer was written: counted for the machine (the Dashboard's health).
+    /// The answer was written: counted for the machine (the Dashboard's health), which is up.
     pub fn answered(self) {
         let mut st = self.queue.lock();
         if let Some(m) = st.machine(&self.host) {
+            m.1 = None;
             m.2 += 1;
         }
+    }
+
+    /// The machine could not write the answer (`why`, in words: not running, model missing,
+    /// timed out) and no other took the question (the student got the quotes): counted as
+    /// its failure and set aside as [`Turn::failed`] does, so the Dashboard shows the problem
+    /// rather than a machine that answered.
+    pub fn unanswered(self, why: &str) {
+        self.queue.lock().machine_failed(&self.host, why);
     }
 
     /// This turn's machine failed (`why`, in words): it is set aside for [`DOWN_FOR_SECS`]
@@ -180,15 +198,7 @@ impl<'a> Turn<'a> {
         on_ahead: &mut dyn FnMut(usize),
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Turn<'a>> {
-        {
-            let mut st = self.queue.lock();
-            let host = self.host.clone();
-            if let Some(m) = st.machine(&host) {
-                m.1 = Some(Instant::now() + Duration::from_secs(DOWN_FOR_SECS));
-                m.3 += 1;
-                m.4 = Some(why.to_string());
-            }
-        }
+        self.queue.lock().machine_failed(&self.host, why);
         self.rejoin(on_ahead, cancelled)
     }
 
@@ -550,6 +560,35 @@ mod tests {
         assert_eq!(down.last_error.as_deref(), Some("connection refused"));
         let up = health.iter().find(|m| m.host != a).unwrap();
         assert!(up.up && up.answered == 1, "{health:?}");
+    }
+
+    /// A lone machine whose Ollama is not running: the student got the quotes, and the
+    /// Dashboard shows the machine down with the problem in words, not as one that answered.
+    #[test]
+    fn a_machine_that_could_not_answer_is_shown_down() {
+        let q = AskQueue::default();
+        q.set_hosts(&["http://a:11434".into()], 1);
+        let turn = q
+            .wait_turn(q.arrive(), false, &mut |_| {}, &|| false)
+            .unwrap();
+        assert!(!turn.has_other_machines());
+        turn.unanswered("Ollama is not running at http://a:11434");
+        let health = q.health();
+        assert!(
+            !health[0].up && health[0].failures == 1 && health[0].answered == 0,
+            "{health:?}"
+        );
+        assert!(health[0]
+            .last_error
+            .as_deref()
+            .unwrap()
+            .contains("not running"));
+        // Tried again all the same (it is the only one), and up again once it answers.
+        let turn = q
+            .wait_turn(q.arrive(), false, &mut |_| {}, &|| false)
+            .unwrap();
+        turn.answered();
+        assert!(q.health()[0].up);
     }
 
     #[test]
