@@ -29,7 +29,7 @@ pub(crate) fn run(
         match ingest::plan(p) {
             Ok(b) => books.extend(b),
             Err(e) => {
-                output::err_line(format!("error: {e}"));
+                refused(p, &e);
                 failed += 1;
             }
         }
@@ -77,7 +77,7 @@ pub(crate) fn run(
                 return Ok(ExitCode::from(130));
             }
             Err(e) => {
-                output::err_line(format!("error: {e}"));
+                refused(&src.path, &e);
                 failed += 1;
             }
         }
@@ -90,6 +90,13 @@ pub(crate) fn run(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// A file that could not be added: said on stderr, and kept in the log file (the teacher's
+/// record of what went wrong, `<library>/logs`).
+fn refused(path: &Path, e: &VidyaError) {
+    tracing::info!(file = %path.display(), kind = e.kind(), message = %e, "a file was not added");
+    output::err_line(format!("error: {e}"));
 }
 
 /// What a Ctrl-C left: the book being read (`name`) is not in the library; the `before` files

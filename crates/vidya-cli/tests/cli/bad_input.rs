@@ -85,6 +85,16 @@ fn unsupported_missing_and_damaged_files() {
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+    // The teacher's record keeps what was refused (the log file in the library).
+    let logged: String = std::fs::read_dir(lib.join("logs"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    assert!(
+        logged.contains("a file was not added") && logged.contains("missing.pdf"),
+        "{logged}"
+    );
 
     let fake = dir.path().join("notes.pdf");
     std::fs::write(&fake, b"this is not a pdf at all").unwrap();
