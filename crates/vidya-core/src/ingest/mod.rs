@@ -211,17 +211,47 @@ pub fn plan(path: &Path) -> Result<Vec<BookSource>> {
         }
     }
     if books.is_empty() {
+        let why = if holds_old_word_files(path) {
+            "the folder has no PDF, TXT, Markdown or DOCX files, and its older Word files cannot be \
+             read: open each in Word or LibreOffice, save it as .docx and add the folder again"
+        } else {
+            "the folder has no PDF, TXT, Markdown or DOCX files"
+        };
         return Err(VidyaError::Empty {
             path: path.to_path_buf(),
-            why: "the folder has no PDF, TXT, Markdown or DOCX files".into(),
+            why: why.into(),
         });
     }
     Ok(books)
 }
 
+/// True when `folder` holds an older word-processor file (`.doc`, `.rtf`, `.odt`) Vidya
+/// cannot read but the teacher can save as `.docx`.
+fn holds_old_word_files(folder: &Path) -> bool {
+    std::fs::read_dir(folder).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            e.path()
+                .extension()
+                .map(|x| x.to_string_lossy().to_lowercase())
+                .is_some_and(|x| matches!(x.as_str(), "doc" | "rtf" | "odt"))
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_of_old_word_files_says_how_to_save_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("chapter 1.doc"), b"\xd0\xcf\x11\xe0").unwrap();
+        let e = plan(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("save it as .docx"), "{e}");
+        let empty = tempfile::tempdir().unwrap();
+        let e = plan(empty.path()).unwrap_err().to_string();
+        assert!(!e.contains(".docx and"), "{e}");
+    }
 
     #[test]
     fn natural_order() {
