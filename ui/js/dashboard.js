@@ -6,7 +6,7 @@
 
 import * as api from './transport.js';
 import { t } from './i18n.js';
-import { text, el } from './render.js';
+import { text, el, chapterBeside } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
@@ -121,7 +121,8 @@ function when(time) {
 /** Book › chapter (the chapter left out when it is the book's own title, as for a book of
  * one chapter file). */
 function bookAndChapter(book, chapter) {
-  return chapter && !book.endsWith(chapter) ? `${book} › ${chapter}` : book;
+  const shown = chapterBeside(book, chapter);
+  return shown ? `${book} › ${shown}` : book;
 }
 
 /** One question of the report: “words” — student · time, and its page or why the books did

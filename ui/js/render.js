@@ -55,6 +55,12 @@ export function renderAnswer(container, text, count, onCite) {
   container.replaceChildren(...holder.childNodes);
 }
 
+/** The chapter worth naming beside `book`: none when there is none or the book's title already
+ * ends with it (a one-file book named with its chapter, "Biology 2e - Chapter 4: …"). */
+export function chapterBeside(book, chapter) {
+  return chapter && !book.endsWith(chapter) ? chapter : '';
+}
+
 /** Plain text into an element (never parsed as HTML). */
 export function text(el, value) {
   el.textContent = value == null ? '' : String(value);

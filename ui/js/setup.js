@@ -5,7 +5,7 @@
 
 import * as api from './transport.js';
 import { t, language } from './i18n.js';
-import { text, renderAnswer, el as element } from './render.js';
+import { text, renderAnswer, el as element, chapterBeside } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 const STEPS = ['files', 'library', 'ollama', 'model', 'test', 'done'];
@@ -285,7 +285,7 @@ const PANELS = {
         if (final) {
           const cites = final.citations || [];
           renderAnswer(box, final.answer, cites.length, () => {});
-          $('setup-sources').replaceChildren(...cites.map((c) => el('li', { text: `${c.book}${c.chapter && !c.book.endsWith(c.chapter) ? ` · ${c.chapter}` : ''} · ${t('sources.page', { page: c.page_label })}` })));
+          $('setup-sources').replaceChildren(...cites.map((c) => el('li', { text: `${c.book}${chapterBeside(c.book, c.chapter) ? ` · ${c.chapter}` : ''} · ${t('sources.page', { page: c.page_label })}` })));
           const modelText = ['answered', 'incomplete'].includes(final.status);
           outcome(modelText ? 'notice ok' : 'notice', modelText ? t('setup.test.ok') : t('setup.test.extractive'));
         } else if (failed) {

@@ -233,15 +233,10 @@ impl VidyaError {
 
 /// For an old Word file (`.doc`, `.rtf`), how to make it readable: save it as `.docx`.
 fn old_word_advice(path: &std::path::Path) -> &'static str {
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    match ext.as_str() {
-        "doc" | "rtf" | "odt" => {
-            ". An older Word file: open it in Word or LibreOffice, save it as .docx and add it again"
-        }
-        _ => "",
+    if crate::ingest::source::is_old_word_file(path) {
+        ". An older Word file: open it in Word or LibreOffice, save it as .docx and add it again"
+    } else {
+        ""
     }
 }
 

@@ -229,12 +229,9 @@ pub fn plan(path: &Path) -> Result<Vec<BookSource>> {
 /// cannot read but the teacher can save as `.docx`.
 fn holds_old_word_files(folder: &Path) -> bool {
     std::fs::read_dir(folder).is_ok_and(|entries| {
-        entries.flatten().any(|e| {
-            e.path()
-                .extension()
-                .map(|x| x.to_string_lossy().to_lowercase())
-                .is_some_and(|x| matches!(x.as_str(), "doc" | "rtf" | "odt"))
-        })
+        entries
+            .flatten()
+            .any(|e| source::is_old_word_file(&e.path()))
     })
 }
 

@@ -104,6 +104,14 @@ pub fn kind_of(path: &Path) -> Option<FileKind> {
     }
 }
 
+/// True for an older word-processor file (`.doc`, `.rtf`, `.odt`, any case): Vidya cannot
+/// read it, but the teacher can open it in Word or LibreOffice and save it as `.docx`.
+pub fn is_old_word_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "doc" | "rtf" | "odt"))
+}
+
 /// Extracts `path` with the extractor for its type; `on_event` reports progress.
 ///
 /// Errors: [`VidyaError::Unsupported`] for other types, and each extractor's own errors.

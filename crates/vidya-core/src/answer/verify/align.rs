@@ -27,6 +27,13 @@ pub fn same_term(w: &Word, x: &Word) -> bool {
     same_word(w, x) || (w.role == Role::Number && x.role == Role::Number && w.value == x.value)
 }
 
+/// True when one of `sentences` has `w` ([`same_word`]).
+pub fn in_any(w: &Word, sentences: &[Sentence]) -> bool {
+    sentences
+        .iter()
+        .any(|t| t.words.iter().any(|x| same_word(w, x)))
+}
+
 /// Finds `w` among `s`'s words.
 pub fn find(w: &Word, s: &Sentence, lex: Option<&Lexicon>) -> Match {
     find_unused(w, s, lex, &[])

@@ -554,7 +554,7 @@ pub fn roles(
     let causal = |w: &Word| CAUSAL.contains(&w.lower.as_str()) || CAUSAL.contains(&w.stem.as_str());
     let mut cancelled = Vec::new();
     // The terms of a relation are nouns (or words the lexicon does not know: technical terms).
-    let term = |w: &Word| lex.is_none_or(|l| l.is_noun(&w.lower) || !l.knows(&w.lower));
+    let term = |w: &Word| super::swaps::is_term(w, lex);
     for (n, &(ia, ja)) in key.iter().enumerate() {
         for &(ib, jb) in &key[n + 1..] {
             if ja == jb
@@ -802,9 +802,7 @@ pub fn terms(
         // the line").
         // A word taken from elsewhere in the sources into the place of a dropped one; a word
         // the sources do not have at all is new content ([`Finding::NewTerm`]) instead.
-        let in_sources = passage
-            .iter()
-            .any(|p| p.words.iter().any(|x| same_word(w, x)));
+        let in_sources = super::align::in_any(w, passage);
         // Not a word that means the same ("sunlight" for "solar radiation").
         if let Some(x) = substituted(a, s, i, &matches, &dropped)
             .filter(|_| in_sources)

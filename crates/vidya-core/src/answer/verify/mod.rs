@@ -208,7 +208,8 @@ pub const FRAGMENT_QUESTION_SHARE: f32 = 0.75;
 /// hold the fragment (spaces and case aside) and at least [`FRAGMENT_QUESTION_SHARE`] of the
 /// question's content words. "J/K" for "SI unit of specific heat" is not such an answer when
 /// the sentence with "J/K" is about entropy. Lead-ins ("Sure!", "Answer:"), "Yes"/"No", and
-/// questions in another script than Latin are not judged (true).
+/// questions in another script than Latin are not judged (true). `fragment` is without its
+/// `[n]` marks, as a checked sentence's text is ([`super::grounding::CheckedSentence::text`]).
 pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> bool {
     let compact = |x: &str| -> String {
         x.chars()
@@ -216,28 +217,7 @@ pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> boo
             .flat_map(char::to_lowercase)
             .collect()
     };
-    // Without its citation marks ("J/K [4]").
-    let mut uncited = String::new();
-    let mut rest = fragment;
-    while let Some(open) = rest.find('[') {
-        let close = rest[open..].find(']').map(|c| open + c);
-        match close {
-            Some(c)
-                if rest[open + 1..c]
-                    .chars()
-                    .all(|ch| ch.is_ascii_digit() || ch == ',') =>
-            {
-                uncited.push_str(&rest[..open]);
-                rest = &rest[c + 1..];
-            }
-            _ => {
-                uncited.push_str(&rest[..=open]);
-                rest = &rest[open + 1..];
-            }
-        }
-    }
-    uncited.push_str(rest);
-    let bare = uncited.trim().trim_end_matches(['.', '!']).trim();
+    let bare = fragment.trim().trim_end_matches(['.', '!']).trim();
     let words = bare.split_whitespace().count();
     let lead_in = bare.ends_with(':')
         || bare.chars().all(|c| !c.is_alphanumeric())

@@ -5,13 +5,15 @@
 //!   stored in the liver" (the answer's "glucose" is in the source, as the object);
 //! - **a superlative given to another term**: "The weakest of the fundamental forces is
 //!   electromagnetism" where the passage says "gravity … is the weakest of all of the
-//!   fundamental forces" and names electromagnetism only in a list.
+//!   fundamental forces" and names electromagnetism only in a list;
+//! - **a one-letter symbol for another**: "r-selected species" where the aligned sentence says
+//!   "K-selected species".
 //!
-//! Both are the "swapped term" edit of natural-logic inference (MacCartney and Manning 2007):
+//! All are the "swapped term" edit of natural-logic inference (MacCartney and Manning 2007):
 //! an exclusion between two terms of the same kind. Seen in answers of Qwen2.5-Coder-0.5B
 //! graded wrong by a person (`tests/eval/results/answers-graded-test.txt`).
 
-use super::align::{same_term as same, same_word};
+use super::align::{in_any, same_term as same, same_word};
 use super::lexicon::Lexicon;
 use super::words::{Role, Sentence, Word};
 use super::Finding;
@@ -24,7 +26,9 @@ pub const MIN_RUN: usize = 3;
 /// well").
 pub const MAX_REACH: usize = 5;
 
-fn is_term(w: &Word, lex: Option<&Lexicon>) -> bool {
+/// A content word that names a thing: a noun, or a word WordNet does not know (a technical
+/// term).
+pub fn is_term(w: &Word, lex: Option<&Lexicon>) -> bool {
     w.role == Role::Content && lex.is_none_or(|l| l.is_noun(&w.lower) || !l.knows(&w.lower))
 }
 
@@ -58,15 +62,9 @@ fn link(x: &Sentence, from: usize, to: usize) -> Vec<&str> {
     out
 }
 
-fn in_sources(w: &Word, sentences: &[Sentence]) -> bool {
-    sentences
-        .iter()
-        .any(|t| t.words.iter().any(|x| same_word(w, x)))
-}
-
-/// Two terms that one may not stand for the other: not the same word, not synonyms, and not
-/// one a more general name of the other (unless the sources use both as terms of their own,
-/// as "accuracy" and "precision").
+/// True when one of two terms may stand for the other: the same word, or synonyms. A more
+/// general name does not count ("accuracy" for "precision": WordNet puts precision under
+/// accuracy, and the book defines the two apart).
 fn exchangeable(w: &Word, x: &Word, lex: Option<&Lexicon>) -> bool {
     same_word(w, x) || lex.is_some_and(|l| l.same_meaning(&w.lower, &x.lower))
 }
@@ -138,7 +136,7 @@ pub fn replaced_beside_run(
                     || !is_name(w, lex)
                     || !is_name(x, lex)
                     || exchangeable(w, x, lex)
-                    || !in_sources(w, sources)
+                    || !in_any(w, sources)
                 {
                     continue;
                 }
@@ -237,7 +235,7 @@ pub fn superlative_elsewhere(
         }
         for w in answer_terms
             .iter()
-            .filter(|w| !has(t, w) && in_sources(w, sources))
+            .filter(|w| !has(t, w) && in_any(w, sources))
         {
             let other = t.words.iter().find(|x| {
                 is_term(x, lex)
