@@ -336,16 +336,36 @@ pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut 
             .next()
             .is_some_and(|c| c.is_ascii_digit() || !c.is_ascii())
     };
-    for w in a.words.iter().filter(|w| w.role == Role::Number) {
+    // The number the aligned sentence puts right before a word ("three turns").
+    let counts = |noun: &Word| -> Vec<f64> {
+        s.words
+            .windows(2)
+            .filter(|p| p[0].role == Role::Number && same_word(&p[1], noun))
+            .filter_map(|p| p[0].value)
+            .collect()
+    };
+    for (i, w) in a.words.iter().enumerate() {
+        if w.role != Role::Number {
+            continue;
+        }
         let Some(v) = w.value else { continue };
         let same: Vec<&(f64, Option<&str>)> = s_numbers
             .iter()
             .filter(|(x, _)| same_number(v, *x))
             .collect();
-        if same.is_empty() {
-            let elsewhere = passage
-                .iter()
-                .any(|p| p.numbers().iter().any(|(x, _)| same_number(v, *x)));
+        // "six turns" where the aligned sentence counts "three turns": another count of the
+        // same thing, though "six" is written elsewhere in the passage.
+        let recounted = a
+            .words
+            .get(i + 1)
+            .filter(|n| n.role == Role::Content)
+            .map(counts)
+            .is_some_and(|c| !c.is_empty() && !c.iter().any(|x| same_number(v, *x)));
+        if same.is_empty() || recounted {
+            let elsewhere = !recounted
+                && passage
+                    .iter()
+                    .any(|p| p.numbers().iter().any(|(x, _)| same_number(v, *x)));
             if !elsewhere && (digits(w) || !s_numbers.is_empty()) {
                 findings.push(Finding::Number {
                     answer: w.lower.clone(),
@@ -496,6 +516,42 @@ fn is_participle(w: &Word) -> bool {
     (l.len() > 4 && (l.ends_with("ed") || l.ends_with("en"))) || super::words::lemma_of(l) != l
 }
 
+/// Words after which a word that is both a noun and a verb reads as a noun ("the tastes",
+/// "have seeds", "from burning coal").
+const NOUN_AFTER: &[&str] = &[
+    "a", "an", "the", "its", "their", "his", "her", "our", "your", "my", "this", "these", "those",
+    "some", "many", "few", "all", "each", "every", "no", "other", "such", "have", "has", "had",
+    "of", "from", "with", "in", "on", "for", "at", "into", "through",
+];
+
+/// Relative pronouns: a clause they open says something of the term before them ("T cells,
+/// which mature in the thymus").
+const RELATIVES: &[&str] = &["that", "which", "who", "whom", "whose"];
+
+/// Words that open a clause with a subject of its own ("tastes that humans detect", "contracts
+/// when myosin binds").
+const SUBORDINATORS: &[&str] = &[
+    "that", "which", "who", "whom", "whose", "when", "where", "while", "whereas", "as", "if",
+];
+
+/// Whether answer word `k` can be the relation between two terms: a verb that does not read
+/// as a noun here (after a determiner, a preposition, "have", or an adjective: "the primary
+/// tastes"), a word WordNet does not know, or an adjective said of a term, not put before
+/// one ("larger than", not "a close relationship").
+fn reads_as_relation(a: &Sentence, k: usize, l: &Lexicon) -> bool {
+    let w = a.words[k].lower.as_str();
+    let before = k.checked_sub(1).map(|p| a.words[p].lower.as_str());
+    if l.is_verb(w) {
+        return !l.is_noun(w)
+            || before
+                .is_none_or(|p| !NOUN_AFTER.contains(&p) && (!l.is_adjective(p) || l.is_verb(p)));
+    }
+    if !l.knows(w) {
+        return true;
+    }
+    !l.is_noun(w) && a.words.get(k + 1).is_none_or(|n| n.role != Role::Content)
+}
+
 /// Most words between a relation's term and the relation word.
 const RELATION_GAP: usize = 4;
 
@@ -503,7 +559,9 @@ const RELATION_GAP: usize = 4;
 /// in the source, each within [`RELATION_GAP`] words of a relation word that stands between
 /// them in both sentences (the same verb or a synonym, a causal word, a comparative), read in
 /// the other order with no word that reverses the reading (passive "by", "because", "from",
-/// an opposite comparative). `opposed`: answer word indexes of [`opposites`], which reverse the
+/// an opposite comparative). A verb counts as the relation only where it can be one
+/// ([`reads_as_relation`]), in the terms' own clause, and not in a clause with a subject of
+/// its own that opens after the first term ([`SUBORDINATORS`]). `opposed`: answer word indexes of [`opposites`], which reverse the
 /// reading too. Returns whether a swap was found, and the opposite words that a swap of the
 /// terms cancels ("Y is smaller than X" for "X is larger than Y").
 pub fn roles(
@@ -557,6 +615,10 @@ pub fn roles(
     let term = |w: &Word| super::swaps::is_term(w, lex);
     for (n, &(ia, ja)) in key.iter().enumerate() {
         for &(ib, jb) in &key[n + 1..] {
+            // One word twice ("looks green because green is reflected") is no pair of terms.
+            if same_word(&a.words[ia], &a.words[ib]) {
+                continue;
+            }
             if ja == jb
                 || ib - ia < 2
                 || ib - ia > 2 * RELATION_GAP + 2
@@ -590,9 +652,19 @@ pub fn roles(
                     return true;
                 }
                 // A relation is a verb (or an adjective of comparison), never a term, and the
-                // same word in both ("eat"/"eaten", not "develop"/"derived").
+                // same word in both ("eat"/"eaten", not "develop"/"derived"). It is the
+                // relation of both terms' clause (or of a relative clause on the first term),
+                // and not of a clause of its own that opens between the first term and it
+                // ("tastes that humans detect": the humans detect).
                 w.role == Role::Content
-                    && lex.is_none_or(|l| l.is_verb(&w.lower) || !l.is_noun(&w.lower))
+                    && lex.is_none_or(|l| reads_as_relation(a, k, l))
+                    && a.words[ib].clause == w.clause
+                    && (a.words[ia].clause == w.clause
+                        || (ia + 1..k).any(|o| RELATIVES.contains(&a.words[o].lower.as_str())))
+                    && !(ia + 1..k).any(|o| {
+                        SUBORDINATORS.contains(&a.words[o].lower.as_str())
+                            && (o + 1..k).any(|t| term(&a.words[t]))
+                    })
                     && key
                         .iter()
                         .any(|(i, j)| *i == k && in_source(*j) && same_word(w, &s.words[*j]))
@@ -618,6 +690,10 @@ pub fn roles(
                     ia
                 };
                 if source_cause != answer_cause {
+                    debug_roles(format_args!(
+                        "cause: {} / {} / {}",
+                        a.words[ia].lower, a.words[r].lower, a.words[ib].lower
+                    ));
                     return (true, cancelled);
                 }
                 continue;
@@ -643,6 +719,10 @@ pub fn roles(
                 + effect_first(&s.words[lo + 1..hi])
                 + usize::from(opposed.contains(&r) || order_flip);
             if flips % 2 == 1 {
+                debug_roles(format_args!(
+                    "order: {} / {} / {}",
+                    a.words[ia].lower, a.words[r].lower, a.words[ib].lower
+                ));
                 return (true, cancelled);
             }
             if ja > jb && opposed.contains(&r) {
@@ -653,6 +733,13 @@ pub fn roles(
     (false, cancelled)
 }
 
+/// With `VIDYA_DEBUG_VERIFY` set: which rule read the answer's roles as swapped (on stderr).
+fn debug_roles(note: std::fmt::Arguments) {
+    if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
+        eprintln!("  roles ({note})");
+    }
+}
+
 /// Two clauses' terms exchanged ("activators bind to the promoter, while repressors bind to
 /// operators" against the reverse; "gametes have 46, body cells 23" against the reverse):
 /// the answer's clauses are paired with distinct source clauses (the pairing that shares the
@@ -661,29 +748,27 @@ pub fn roles(
 pub fn crossed_clauses(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
     let _ = lex;
     let same = super::align::same_term;
-    let is_term = |w: &Word| matches!(w.role, Role::Content | Role::Number);
-    let a_clauses: Vec<Vec<&Word>> = a
-        .clauses()
-        .into_iter()
-        .map(|c| {
-            a.words
-                .iter()
-                .filter(|w| w.clause == c && is_term(w))
-                .collect::<Vec<_>>()
-        })
-        .filter(|ws| !ws.is_empty())
-        .collect();
-    let s_clauses: Vec<Vec<&Word>> = s
-        .clauses()
-        .into_iter()
-        .map(|c| {
-            s.words
-                .iter()
-                .filter(|w| w.clause == c && is_term(w))
-                .collect::<Vec<_>>()
-        })
-        .filter(|ws| !ws.is_empty())
-        .collect();
+    // Terms: content words, numbers, and a one-letter name before a word ("T cells").
+    fn terms_of(x: &Sentence) -> Vec<Vec<&Word>> {
+        let is_term = |k: usize| {
+            let w = &x.words[k];
+            matches!(w.role, Role::Content | Role::Number)
+                || (super::swaps::is_letter(w)
+                    && x.words.get(k + 1).is_some_and(|n| n.role == Role::Content))
+        };
+        x.clauses()
+            .into_iter()
+            .map(|c| {
+                (0..x.words.len())
+                    .filter(|&k| x.words[k].clause == c && is_term(k))
+                    .map(|k| &x.words[k])
+                    .collect::<Vec<_>>()
+            })
+            .filter(|ws| !ws.is_empty())
+            .collect()
+    }
+    let a_clauses = terms_of(a);
+    let s_clauses = terms_of(s);
     if a_clauses.len() < 2 || a_clauses.len() > 4 || s_clauses.len() < 2 {
         return false;
     }
@@ -751,6 +836,7 @@ pub fn crossed_clauses(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> boo
                     && place(&s_clauses[si], x).is_some_and(|p| out_of_place.contains(&p))
             });
             if came_in {
+                debug_roles(format_args!("crossed clauses: answer clause {i} / {k}"));
                 return true;
             }
         }

@@ -241,6 +241,13 @@ impl Lexicon {
             .any(|s| self.pos[*s as usize] == b'n')
     }
 
+    /// True when one of `word`'s meanings is an adjective (WordNet's `a` and satellite `s`).
+    pub fn is_adjective(&self, word: &str) -> bool {
+        self.synsets(word)
+            .iter()
+            .any(|s| matches!(self.pos[*s as usize], b'a' | b's'))
+    }
+
     /// True when WordNet knows `word` (lower case, any inflection).
     pub fn knows(&self, word: &str) -> bool {
         !self.base_forms(word).is_empty()

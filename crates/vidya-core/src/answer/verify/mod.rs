@@ -325,7 +325,10 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
             });
         }
     }
-    if swapped_roles || (!translated && conflicts::crossed_clauses(&a, &s, lex)) {
+    if swapped_roles
+        || (!translated
+            && (conflicts::crossed_clauses(&a, &s, lex) || swaps::comparison_reversed(&a, &s, lex)))
+    {
         findings.push(Finding::Roles);
     }
     if !translated {

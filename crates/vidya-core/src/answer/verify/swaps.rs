@@ -7,7 +7,9 @@
 //!   electromagnetism" where the passage says "gravity … is the weakest of all of the
 //!   fundamental forces" and names electromagnetism only in a list;
 //! - **a one-letter symbol for another**: "r-selected species" where the aligned sentence says
-//!   "K-selected species".
+//!   "K-selected species";
+//! - **a comparison given to the other side**: "Kinetic friction is bigger" where the source
+//!   says "static friction is greater than the kinetic friction".
 //!
 //! All are the "swapped term" edit of natural-logic inference (MacCartney and Manning 2007):
 //! an exclusion between two terms of the same kind. Seen in answers of Qwen2.5-Coder-0.5B
@@ -255,16 +257,20 @@ pub fn superlative_elsewhere(
     None
 }
 
+/// A one-letter symbol ("T" of "T cells", "K" of "K-selected"): one letter, not the words
+/// "a" and "I".
+pub fn is_letter(w: &Word) -> bool {
+    w.lower.chars().count() == 1
+        && w.lower.chars().all(char::is_alphabetic)
+        && !matches!(w.lower.as_str(), "a" | "i")
+}
+
 /// A one-letter symbol put in the place of another before the same word ("r-selected species
 /// are … selected by stable environments" where the aligned sentence says "K-selected"; the
 /// "x-axis" for the "y-axis"): the letters name two different things. Nothing when the aligned
 /// sentence has the answer's letter before that word too.
 pub fn letter_swapped(a: &Sentence, s: &Sentence) -> Option<Finding> {
-    let letter = |w: &Word| {
-        w.lower.chars().count() == 1
-            && w.lower.chars().all(char::is_alphabetic)
-            && !matches!(w.lower.as_str(), "a" | "i")
-    };
+    let letter = is_letter;
     let before = |x: &Sentence, j: usize, next: &Word| {
         x.words.get(j + 1).is_some_and(|y| same_word(y, next))
     };
@@ -287,4 +293,74 @@ pub fn letter_swapped(a: &Sentence, s: &Sentence) -> Option<Finding> {
         }
     }
     None
+}
+
+/// Words that make a comparison of the word after them ("more massive", "less dense").
+const COMPARING: &[&str] = &["more", "less", "fewer"];
+
+/// A comparative: "more"/"less"/"fewer", or an adjective or adverb in "-er" whose base form
+/// WordNet knows ("bigger" → "big", "greater" → "great"; not "water", "layer").
+fn is_comparative(w: &Word, lex: Option<&Lexicon>) -> bool {
+    COMPARING.contains(&w.lower.as_str())
+        || (w.lower.ends_with("er")
+            && lex.is_some_and(|l| {
+                l.is_adjective(&w.lower) && l.base_forms(&w.lower).iter().any(|b| b != &w.lower)
+            }))
+}
+
+/// A comparison said of the side the source compares against: the answer says "X is
+/// bigger" (no "than") where the aligned sentence says "Y is greater than X". The answer's
+/// clause names a word that the source has only after "than", and none that it has only
+/// before its comparative. A Roles finding.
+pub fn comparison_reversed(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
+    let same_comparative = |x: &Word, y: &Word| {
+        same_word(x, y)
+            || (!COMPARING.contains(&x.lower.as_str())
+                && !COMPARING.contains(&y.lower.as_str())
+                && lex.is_some_and(|l| l.same_meaning(&x.lower, &y.lower)))
+    };
+    for (k, c) in a.words.iter().enumerate() {
+        if !is_comparative(c, lex) {
+            continue;
+        }
+        let clause: Vec<&Word> = a
+            .words
+            .iter()
+            .enumerate()
+            .filter(|(i, w)| *i != k && w.clause == c.clause && w.role == Role::Content)
+            .map(|(_, w)| w)
+            .collect();
+        if a.words
+            .iter()
+            .any(|w| w.clause == c.clause && w.lower == "than")
+        {
+            continue;
+        }
+        for (j, x) in s.words.iter().enumerate() {
+            if !same_comparative(c, x) {
+                continue;
+            }
+            // "than" right after the comparative (or after the word it compares).
+            let Some(t) = (j + 1..(j + 3).min(s.words.len())).find(|&t| s.words[t].lower == "than")
+            else {
+                continue;
+            };
+            let side = |from: usize, to: usize| -> Vec<&Word> {
+                s.words[from..to]
+                    .iter()
+                    .filter(|w| w.clause == x.clause && w.role == Role::Content)
+                    .collect()
+            };
+            let (before, after) = (side(0, j), side(t + 1, s.words.len()));
+            let only = |w: &Word, here: &[&Word], there: &[&Word]| {
+                here.iter().any(|y| same(w, y)) && !there.iter().any(|y| same(w, y))
+            };
+            if clause.iter().any(|w| only(w, &after, &before))
+                && !clause.iter().any(|w| only(w, &before, &after))
+            {
+                return true;
+            }
+        }
+    }
+    false
 }
