@@ -361,6 +361,13 @@ pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut 
             .filter(|n| n.role == Role::Content)
             .map(counts)
             .is_some_and(|c| !c.is_empty() && !c.iter().any(|x| same_number(v, *x)));
+        if let Some(f) = std::iter::once(s)
+            .chain(passage)
+            .find_map(|x| recounted_kind(a, i, x, v))
+        {
+            findings.push(f);
+            continue;
+        }
         if same.is_empty() || recounted {
             let elsewhere = !recounted
                 && passage
@@ -383,6 +390,65 @@ pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut 
             }
         }
     }
+}
+
+/// The words a number counts, up to its noun: "20 essential amino acids" → essential, amino,
+/// acids (at most 3). Content words, and the describing words the check otherwise passes over
+/// ("essential", "common", "main": five letters or more, not a grammar word).
+fn counted(x: &Sentence, at: usize) -> Vec<&Word> {
+    const GRAMMAR: &[&str] = &[
+        "there", "their", "these", "those", "which", "where", "while", "about", "above", "below",
+        "under", "between", "through", "being", "other", "found", "called",
+    ];
+    x.words[at + 1..]
+        .iter()
+        .take(3)
+        .take_while(|w| {
+            w.role == Role::Content
+                || (w.role == Role::Function
+                    && w.lower.chars().count() >= 5
+                    && w.lower.chars().all(char::is_alphabetic)
+                    && !GRAMMAR.contains(&w.lower.as_str()))
+        })
+        .collect()
+}
+
+/// The same number counting another kind of the same thing: "20 essential amino acids" where
+/// a source sentence (`s`: the aligned one or another of its passage) says "20 common amino
+/// acids" (and, elsewhere, that nine are essential). The answer's words after the number end in the source's noun, and a word
+/// before that noun is one the source's phrase does not have, where the source has another.
+fn recounted_kind(a: &Sentence, i: usize, s: &Sentence, v: f64) -> Option<Finding> {
+    // "One" is an article as often as a count ("one glucose molecule", "one carbon").
+    if v.abs() <= 1.0 {
+        return None;
+    }
+    let ours = counted(a, i);
+    let (noun, kinds) = ours.split_last()?;
+    for (j, x) in s.words.iter().enumerate() {
+        if x.role != Role::Number || !x.value.is_some_and(|y| same_number(v, y)) {
+            continue;
+        }
+        let theirs = counted(s, j);
+        let Some((their_noun, their_kinds)) = theirs.split_last() else {
+            continue;
+        };
+        if !same_word(noun, their_noun) || their_kinds.is_empty() {
+            continue;
+        }
+        let missing = kinds
+            .iter()
+            .find(|w| !theirs.iter().any(|y| same_word(w, y)));
+        let replaced = their_kinds
+            .iter()
+            .find(|y| !ours.iter().any(|w| same_word(w, y)));
+        if let (Some(m), Some(r)) = (missing, replaced) {
+            return Some(Finding::SwappedTerm {
+                answer: m.lower.clone(),
+                source: r.lower.clone(),
+            });
+        }
+    }
+    None
 }
 
 /// Opposite words: an answer word that the source clause it restates does not have (nor a

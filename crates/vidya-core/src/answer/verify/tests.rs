@@ -280,6 +280,21 @@ fn another_count_of_the_same_thing_is_a_number_swap_though_the_passage_has_it() 
 }
 
 #[test]
+fn the_same_number_counting_another_kind_is_a_swap() {
+    // OpenStax Biology 2e, 3.4; the answer of a graded run said "20 essential amino acids".
+    let source = "There are 20 common amino acids commonly found in proteins. Nine of them are \
+                  essential amino acids in humans.";
+    assert_eq!(
+        kinds(&check(
+            "There are 20 essential amino acids in humans.",
+            source
+        )),
+        ["swapped_term"]
+    );
+    assert_kept("There are 20 common amino acids found in proteins.", source);
+}
+
+#[test]
 fn a_comparison_said_of_the_side_compared_against_is_a_swap() {
     // OpenStax College Physics 5.1; the answer of a graded run said "Kinetic friction is
     // bigger".
