@@ -338,10 +338,10 @@ pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut 
     };
     // The number the aligned sentence puts right before a word ("three turns").
     let counts = |noun: &Word| -> Vec<f64> {
-        s.words
-            .windows(2)
-            .filter(|p| p[0].role == Role::Number && same_word(&p[1], noun))
-            .filter_map(|p| p[0].value)
+        (0..s.words.len())
+            .filter(|&j| s.words[j].role == Role::Number)
+            .filter(|&j| counted(s, j).first().is_some_and(|w| same_word(w, noun)))
+            .filter_map(|j| s.words[j].value)
             .collect()
     };
     for (i, w) in a.words.iter().enumerate() {
@@ -594,11 +594,15 @@ const NOUN_AFTER: &[&str] = &[
 /// which mature in the thymus").
 const RELATIVES: &[&str] = &["that", "which", "who", "whom", "whose"];
 
-/// Words that open a clause with a subject of its own ("tastes that humans detect", "contracts
-/// when myosin binds").
-const SUBORDINATORS: &[&str] = &[
-    "that", "which", "who", "whom", "whose", "when", "where", "while", "whereas", "as", "if",
-];
+/// Words besides the [`RELATIVES`] that open a clause with a subject of its own ("contracts
+/// when myosin binds"; "tastes that humans detect" through "that").
+const SUBORDINATORS: &[&str] = &["when", "where", "while", "whereas", "as", "if"];
+
+/// True for a word that opens a clause with a subject of its own: a relative pronoun or a
+/// subordinator.
+fn opens_clause(w: &Word) -> bool {
+    RELATIVES.contains(&w.lower.as_str()) || SUBORDINATORS.contains(&w.lower.as_str())
+}
 
 /// Whether answer word `k` can be the relation between two terms: a verb that does not read
 /// as a noun here (after a determiner, a preposition, "have", or an adjective: "the primary
@@ -627,8 +631,8 @@ const RELATION_GAP: usize = 4;
 /// the other order with no word that reverses the reading (passive "by", "because", "from",
 /// an opposite comparative). A verb counts as the relation only where it can be one
 /// ([`reads_as_relation`]), in the terms' own clause, and not in a clause with a subject of
-/// its own that opens after the first term ([`SUBORDINATORS`]). `opposed`: answer word indexes of [`opposites`], which reverse the
-/// reading too. Returns whether a swap was found, and the opposite words that a swap of the
+/// its own that opens after the first term ([`opens_clause`]). `opposed`: answer word indexes
+/// of [`opposites`], which reverse the reading too. Returns whether a swap was found, and the opposite words that a swap of the
 /// terms cancels ("Y is smaller than X" for "X is larger than Y").
 pub fn roles(
     a: &Sentence,
@@ -727,10 +731,8 @@ pub fn roles(
                     && a.words[ib].clause == w.clause
                     && (a.words[ia].clause == w.clause
                         || (ia + 1..k).any(|o| RELATIVES.contains(&a.words[o].lower.as_str())))
-                    && !(ia + 1..k).any(|o| {
-                        SUBORDINATORS.contains(&a.words[o].lower.as_str())
-                            && (o + 1..k).any(|t| term(&a.words[t]))
-                    })
+                    && !(ia + 1..k)
+                        .any(|o| opens_clause(&a.words[o]) && (o + 1..k).any(|t| term(&a.words[t])))
                     && key
                         .iter()
                         .any(|(i, j)| *i == k && in_source(*j) && same_word(w, &s.words[*j]))

@@ -184,13 +184,16 @@ pub fn replaced_beside_run(
     None
 }
 
+/// True when WordNet knows `w` as an inflection of another word ("weakest" of "weak",
+/// "bigger" of "big"), not as a word of its own ("forest", "water").
+fn inflected(w: &Word, lex: Option<&Lexicon>) -> bool {
+    lex.is_some_and(|l| l.base_forms(&w.lower).iter().any(|b| *b != w.lower))
+}
+
 /// True for a superlative adjective ("weakest", "largest", "smallest"): an `-est` word whose
 /// base form WordNet knows as another word.
 fn is_superlative(w: &Word, lex: Option<&Lexicon>) -> bool {
-    w.role == Role::Content
-        && w.lower.len() >= 6
-        && w.lower.ends_with("est")
-        && lex.is_some_and(|l| l.base_forms(&w.lower).iter().any(|b| *b != w.lower))
+    w.role == Role::Content && w.lower.len() >= 6 && w.lower.ends_with("est") && inflected(w, lex)
 }
 
 /// A superlative the aligned sentence does not have, which another source sentence gives to
@@ -270,13 +273,12 @@ pub fn is_letter(w: &Word) -> bool {
 /// "x-axis" for the "y-axis"): the letters name two different things. Nothing when the aligned
 /// sentence has the answer's letter before that word too.
 pub fn letter_swapped(a: &Sentence, s: &Sentence) -> Option<Finding> {
-    let letter = is_letter;
     let before = |x: &Sentence, j: usize, next: &Word| {
         x.words.get(j + 1).is_some_and(|y| same_word(y, next))
     };
     for i in 0..a.words.len().saturating_sub(1) {
         let (w, next) = (&a.words[i], &a.words[i + 1]);
-        if !letter(w) || next.role != Role::Content {
+        if !is_letter(w) || next.role != Role::Content {
             continue;
         }
         let own = (0..s.words.len()).any(|j| s.words[j].lower == w.lower && before(s, j, next));
@@ -284,7 +286,7 @@ pub fn letter_swapped(a: &Sentence, s: &Sentence) -> Option<Finding> {
             continue;
         }
         let other = (0..s.words.len())
-            .find(|&j| letter(&s.words[j]) && s.words[j].lower != w.lower && before(s, j, next));
+            .find(|&j| is_letter(&s.words[j]) && s.words[j].lower != w.lower && before(s, j, next));
         if let Some(j) = other {
             return Some(Finding::SwappedTerm {
                 answer: w.lower.clone(),
@@ -303,9 +305,8 @@ const COMPARING: &[&str] = &["more", "less", "fewer"];
 fn is_comparative(w: &Word, lex: Option<&Lexicon>) -> bool {
     COMPARING.contains(&w.lower.as_str())
         || (w.lower.ends_with("er")
-            && lex.is_some_and(|l| {
-                l.is_adjective(&w.lower) && l.base_forms(&w.lower).iter().any(|b| b != &w.lower)
-            }))
+            && lex.is_some_and(|l| l.is_adjective(&w.lower))
+            && inflected(w, lex))
 }
 
 /// A comparison said of the side the source compares against: the answer says "X is
@@ -323,6 +324,12 @@ pub fn comparison_reversed(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) ->
         if !is_comparative(c, lex) {
             continue;
         }
+        if a.words
+            .iter()
+            .any(|w| w.clause == c.clause && w.lower == "than")
+        {
+            continue;
+        }
         let clause: Vec<&Word> = a
             .words
             .iter()
@@ -330,12 +337,6 @@ pub fn comparison_reversed(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) ->
             .filter(|(i, w)| *i != k && w.clause == c.clause && w.role == Role::Content)
             .map(|(_, w)| w)
             .collect();
-        if a.words
-            .iter()
-            .any(|w| w.clause == c.clause && w.lower == "than")
-        {
-            continue;
-        }
         for (j, x) in s.words.iter().enumerate() {
             if !same_comparative(c, x) {
                 continue;
