@@ -27,6 +27,7 @@
 //! entailment (NLI) model is used: none can be had from the package registries.
 
 pub mod align;
+pub mod causes;
 pub mod conflicts;
 pub mod cues;
 pub mod hindi;
@@ -327,7 +328,9 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     }
     if swapped_roles
         || (!translated
-            && (conflicts::crossed_clauses(&a, &s, lex) || swaps::comparison_reversed(&a, &s, lex)))
+            && (conflicts::crossed_clauses(&a, &s, lex)
+                || swaps::comparison_reversed(&a, &s, lex)
+                || (aligned.len() == 1 && causes::reversed(&a, &s, lex))))
     {
         findings.push(Finding::Roles);
     }

@@ -232,6 +232,43 @@ fn swapped_roles_and_reversed_cause_are_rejected_but_the_passive_is_kept() {
 }
 
 #[test]
+fn cause_and_effect_reversed_across_clauses_are_rejected() {
+    // OpenStax College Physics 32.3: the cause is the long clause after "because".
+    let source = "However, the neutrinos can carry their energy out of the Sun in less than two \
+                  seconds, because they interact so weakly with other matter.";
+    let v = check(
+        "Neutrinos interact weakly with other matter because they carry their energy out of \
+         the Sun in less than two seconds.",
+        source,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    assert_kept(
+        "Neutrinos carry their energy out of the Sun in less than two seconds because they \
+         interact so weakly with other matter.",
+        source,
+    );
+    // The same order of cause and effect with the connective that puts the cause first.
+    assert_kept(
+        "Neutrinos interact so weakly with other matter, so they carry their energy out of \
+         the Sun in less than two seconds.",
+        source,
+    );
+    // OpenStax College Physics 26.1: two conditions of one effect, one made the other's cause.
+    let source = "Myopia (nearsightedness) occurs when an eyeball is elongated and the image \
+                  focus falls in front of the retina.";
+    let v = check(
+        "The eyeball is elongated because the image focus falls in front of the retina.",
+        source,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    assert_kept(
+        "Myopia occurs when the eyeball is elongated and the image focus falls in front of the \
+         retina.",
+        source,
+    );
+}
+
+#[test]
 fn a_relative_clause_with_its_own_subject_is_no_swap() {
     // OpenStax Biology 2e, 36.3: the answer reads "the humans detect", as the passive does;
     // "tastes" after an adjective is a noun, not the relation.
