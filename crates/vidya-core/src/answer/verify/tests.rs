@@ -301,6 +301,23 @@ fn terms_named_by_a_letter_exchanged_between_clauses_are_a_swap() {
 }
 
 #[test]
+fn a_bracketed_aside_does_not_hide_a_swap_between_clauses() {
+    // OpenStax Biology 2e, 11.1: "(somatic)" and "(sperm or eggs)" are asides inside the
+    // clauses whose counts the answer exchanges.
+    let source = "Human body (somatic) cells have 46 chromosomes, while human gametes (sperm or \
+                  eggs) have 23 chromosomes each.";
+    let v = check(
+        "Human gametes have 46 chromosomes each, while human body cells have 23 chromosomes.",
+        source,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    assert_kept(
+        "Human body cells have 46 chromosomes, while human gametes have 23 chromosomes each.",
+        source,
+    );
+}
+
+#[test]
 fn another_count_of_the_same_thing_is_a_number_swap_though_the_passage_has_it() {
     // OpenStax Biology 2e, 8.3: "six" is in the passage, but not as the count of turns.
     let source = "It takes three turns of the Calvin cycle to fix enough net carbon to export \

@@ -30,7 +30,8 @@ pub struct Word {
     pub lower: String,
     /// The Snowball English stem (Latin words), else the word.
     pub stem: String,
-    /// Index of the clause it is in (clauses split at `,;:()` and clause conjunctions).
+    /// Index of the clause it is in (clauses split at `,;:` and clause conjunctions; a
+    /// bracketed aside stays in its clause: "human body (somatic) cells have 46").
     pub clause: usize,
     /// Its role.
     pub role: Role,
@@ -532,10 +533,8 @@ pub fn read(text: &str) -> Sentence {
         if p.chars().all(char::is_whitespace) {
             continue;
         }
-        // Dashes enclose an aside more often than they end a clause: not a break.
-        if p.chars()
-            .all(|c| matches!(c, ',' | ';' | ':' | '(' | ')' | '[' | ']'))
-        {
+        // Dashes and brackets enclose an aside more often than they end a clause: not a break.
+        if p.chars().all(|c| matches!(c, ',' | ';' | ':')) {
             if !words.is_empty() {
                 clause += 1;
             }
