@@ -57,7 +57,10 @@ fn lexicon() -> Lexicon {
          s\ta10\tgreat|big\t\n\
          s\ta11\tstatic\t\n\
          s\ta12\tkinetic\t\n\
-         s\tn26\tfriction\t\n",
+         s\tn26\tfriction\t\n\
+         s\tv13\tthrow\t\n\
+         s\tv14\tjoin|unite\t\n\
+         s\tr1\tslowly\t\n",
     )
 }
 
@@ -359,6 +362,24 @@ fn a_comparison_said_of_the_side_compared_against_is_a_swap() {
     );
     assert_kept("Static friction is bigger.", source);
     assert_kept("Static friction is bigger than kinetic friction.", source);
+}
+
+#[test]
+fn two_plain_words_of_a_rewording_are_kept_and_three_are_new_content() {
+    // OpenStax College Physics 31.4.
+    let source = "Note that the two protons and two neutrons ejected from the nucleus combine to \
+                  form a helium nucleus.";
+    assert_kept(
+        "The two protons and two neutrons thrown out of the nucleus join together to form a \
+         helium nucleus.",
+        source,
+    );
+    let v = check(
+        "The two protons and two neutrons thrown out of the nucleus join slowly together to \
+         form a helium nucleus.",
+        source,
+    );
+    assert_eq!(kinds(&v), ["new_term", "new_term", "new_term"]);
 }
 
 #[test]
