@@ -824,16 +824,22 @@ pub fn crossed_clauses(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> boo
                 || (super::swaps::is_letter(w)
                     && x.words.get(k + 1).is_some_and(|n| n.role == Role::Content))
         };
-        x.clauses()
-            .into_iter()
-            .map(|c| {
-                (0..x.words.len())
-                    .filter(|&k| x.words[k].clause == c && is_term(k))
-                    .map(|k| &x.words[k])
-                    .collect::<Vec<_>>()
-            })
-            .filter(|ws| !ws.is_empty())
-            .collect()
+        // A relative clause ("…, which is carried out by T cells") belongs to the clause
+        // whose term it describes.
+        let mut group = 0;
+        let mut out: Vec<Vec<&Word>> = Vec::new();
+        for (k, w) in x.words.iter().enumerate() {
+            let opens = k == 0 || x.words[k - 1].clause != w.clause;
+            if opens && k > 0 && !RELATIVES.contains(&w.lower.as_str()) {
+                group += 1;
+            }
+            if is_term(k) {
+                out.resize_with(group + 1, Vec::new);
+                out[group].push(w);
+            }
+        }
+        out.retain(|ws| !ws.is_empty());
+        out
     }
     let a_clauses = terms_of(a);
     let s_clauses = terms_of(s);
@@ -871,12 +877,19 @@ pub fn crossed_clauses(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> boo
     };
     // Where a word stands in its clause: first term (the subject, usually), last term, or a
     // number. Two words exchange places only from the same place.
+    // A one-letter name stands in the place of the word it names ("B cells" last).
     let place = |ws: &[&Word], w: &Word| -> Option<u8> {
+        let at = ws.iter().position(|x| std::ptr::eq(*x, w))?;
+        let end = if super::swaps::is_letter(w) {
+            at + 1
+        } else {
+            at
+        };
         if w.role == Role::Number {
             Some(2)
-        } else if ws.first().is_some_and(|f| std::ptr::eq(*f, w)) {
+        } else if at == 0 {
             Some(0)
-        } else if ws.last().is_some_and(|l| std::ptr::eq(*l, w)) {
+        } else if end + 1 == ws.len() {
             Some(1)
         } else {
             None

@@ -321,6 +321,26 @@ fn a_bracketed_aside_does_not_hide_a_swap_between_clauses() {
 }
 
 #[test]
+fn a_swap_between_relative_clauses_is_read_with_the_term_they_describe() {
+    // OpenStax Biology 2e, 42.2: each response is named in one clause and its cells in the
+    // relative clause after it.
+    let source = "There are two types of adaptive responses: the cell-mediated immune response, \
+                  which is carried out by T cells, and the humoral immune response, which is \
+                  controlled by activated B cells and antibodies.";
+    let v = check(
+        "The cell-mediated immune response is carried out by B cells, while the humoral immune \
+         response is controlled by T cells.",
+        source,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    assert_kept(
+        "The cell-mediated immune response is carried out by T cells, while the humoral immune \
+         response is controlled by B cells.",
+        source,
+    );
+}
+
+#[test]
 fn another_count_of_the_same_thing_is_a_number_swap_though_the_passage_has_it() {
     // OpenStax Biology 2e, 8.3: "six" is in the passage, but not as the count of turns.
     let source = "It takes three turns of the Calvin cycle to fix enough net carbon to export \
