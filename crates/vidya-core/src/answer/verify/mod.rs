@@ -356,7 +356,8 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         findings.extend(
             swaps::replaced_beside_run(&a, &s, &sentences, lex)
                 .or_else(|| swaps::superlative_elsewhere(&a, &s, &sentences, lex))
-                .or_else(|| swaps::letter_swapped(&a, &s)),
+                .or_else(|| swaps::letter_swapped(&a, &s))
+                .or_else(|| swaps::definition_given_to_sibling(&a, &sentences, lex)),
         );
     }
     // One or two plain words the sources do not have, in a sentence that says nothing else

@@ -9,7 +9,10 @@
 //! - **a one-letter symbol for another**: "r-selected species" where the aligned sentence says
 //!   "K-selected species";
 //! - **a comparison given to the other side**: "Kinetic friction is bigger" where the source
-//!   says "static friction is greater than the kinetic friction".
+//!   says "static friction is greater than the kinetic friction";
+//! - **a definition given to its sibling**: "accuracy refers to the ability of a measurement to
+//!   generate the same or similar results" where the book says it of precision, and names the
+//!   two together elsewhere ("its accuracy and its precision").
 //!
 //! All are the "swapped term" edit of natural-logic inference (MacCartney and Manning 2007):
 //! an exclusion between two terms of the same kind. Seen in answers of Qwen2.5-Coder-0.5B
@@ -364,4 +367,107 @@ pub fn comparison_reversed(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) ->
         }
     }
     false
+}
+
+/// Verbs that say what a term is ("X is …", "X refers to …").
+const DEFINING: &[&str] = &[
+    "is",
+    "are",
+    "refers",
+    "refer",
+    "means",
+    "mean",
+    "describes",
+    "describe",
+    "states",
+    "state",
+    "represents",
+    "represent",
+    "defines",
+];
+
+/// Least number of the predicate's content words, and least share of them, that one source
+/// sentence must hold for the predicate to be read as copied from it.
+const MIN_PREDICATE: usize = 3;
+const PREDICATE_SHARE: f32 = 0.7;
+
+/// A definition given to a sibling term: in an answer clause "A is / refers to P", the
+/// predicate P is copied from a source sentence (at least [`MIN_PREDICATE`] of its content
+/// words and [`PREDICATE_SHARE`] of them) that does not name A, while that sentence names,
+/// before the copied words, a term T that some source sentence names together with A (the
+/// two are listed or compared as siblings: "its accuracy and its precision"). A and T are no
+/// synonyms. Returns the swap (A for T).
+pub fn definition_given_to_sibling(
+    a: &Sentence,
+    sources: &[Sentence],
+    lex: Option<&Lexicon>,
+) -> Option<Finding> {
+    let related = |x: &Word, y: &Word| {
+        same_word(x, y) || lex.is_some_and(|l| l.same_meaning(&x.lower, &y.lower))
+    };
+    for (v, verb) in a.words.iter().enumerate() {
+        if !DEFINING.contains(&verb.lower.as_str()) {
+            continue;
+        }
+        // The defined term: the last term before the verb, in its clause.
+        let Some(subject) = a.words[..v]
+            .iter()
+            .rev()
+            .take_while(|w| w.clause == verb.clause)
+            .find(|w| is_term(w, lex))
+        else {
+            continue;
+        };
+        let predicate: Vec<&Word> = a.words[v + 1..]
+            .iter()
+            .take_while(|w| w.clause == verb.clause)
+            .filter(|w| w.role == Role::Content && !same_word(w, subject))
+            .collect();
+        if predicate.len() < MIN_PREDICATE {
+            continue;
+        }
+        // The source sentence holding most of the predicate.
+        let held = |x: &Sentence| {
+            predicate
+                .iter()
+                .filter(|w| x.words.iter().any(|y| same_word(w, y)))
+                .count()
+        };
+        let Some(s) = sources.iter().max_by_key(|x| held(x)) else {
+            continue;
+        };
+        let n = held(s);
+        if n < MIN_PREDICATE || (n as f32) < PREDICATE_SHARE * predicate.len() as f32 {
+            continue;
+        }
+        if s.words.iter().any(|y| related(subject, y)) {
+            continue;
+        }
+        // The source's own term: before the first copied word.
+        let Some(first) = s
+            .words
+            .iter()
+            .position(|y| predicate.iter().any(|w| same_word(w, y)))
+        else {
+            continue;
+        };
+        let together = |t: &Word| {
+            sources.iter().any(|x| {
+                x.words.iter().any(|y| same_word(y, subject))
+                    && x.words.iter().any(|y| same_word(y, t))
+            })
+        };
+        if let Some(t) = s.words[..first]
+            .iter()
+            .rev()
+            .filter(|t| is_term(t, lex) && !related(subject, t))
+            .find(|t| together(t))
+        {
+            return Some(Finding::SwappedTerm {
+                answer: subject.lower.clone(),
+                source: t.lower.clone(),
+            });
+        }
+    }
+    None
 }

@@ -60,7 +60,8 @@ fn lexicon() -> Lexicon {
          s\tn26\tfriction\t\n\
          s\tv13\tthrow\t\n\
          s\tv14\tjoin|unite\t\n\
-         s\tr1\tslowly\t\n",
+         s\tr1\tslowly\t\n\
+         s\tn27\tability\t\n",
     )
 }
 
@@ -400,6 +401,31 @@ fn two_plain_words_of_a_rewording_are_kept_and_three_are_new_content() {
         source,
     );
     assert_eq!(kinds(&v), ["new_term", "new_term", "new_term"]);
+}
+
+#[test]
+fn a_definition_given_to_a_sibling_term_is_a_swap() {
+    // OpenStax College Physics 1.3; a graded answer said this of accuracy.
+    let sources = [
+        "The validity of a measurement can be described in terms of its accuracy and its \
+         precision. Precision states how well repeated measurements of something generate the \
+         same or similar results.",
+    ];
+    let lex = lexicon();
+    let v = verify_with(
+        "Accuracy refers to the ability of a measurement to generate the same or similar \
+         results.",
+        &sources,
+        Some(&lex),
+    );
+    assert!(kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+    let v = verify_with(
+        "Precision refers to how well repeated measurements of something generate the same or \
+         similar results.",
+        &sources,
+        Some(&lex),
+    );
+    assert!(v.agrees(), "{:?}", v.findings);
 }
 
 #[test]
