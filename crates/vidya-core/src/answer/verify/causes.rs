@@ -1,9 +1,9 @@
 //! Cause and effect reversed across whole clauses: "neutrinos interact weakly because they
 //! leave the Sun in two seconds" where the book says "neutrinos carry their energy out of the
 //! Sun in two seconds, because they interact so weakly". Each sentence is cut at its one
-//! causal connective into a cause side and an effect side; the answer is reversed when the
-//! words of its cause side are on the book's effect side and the words of its effect side on
-//! the book's cause side.
+//! causal connective into a cause side and an effect side; the answer is rejected when what it
+//! gives as the effect is on the book's cause side (a reversal, or one of the book's
+//! conditions made the cause of another).
 //!
 //! [`super::conflicts::roles`] reads a relation between two nearby terms; this reads the
 //! clauses, so that long causes and effects are compared too.
@@ -13,7 +13,7 @@ use super::words::{Role, Sentence};
 
 /// Connectives with the effect before them ("B because A", "B, since A", "B due to A"); at
 /// the start of a sentence the cause comes first ("Because A, B").
-const EFFECT_FIRST: &[&str] = &["because", "since", "due"];
+pub const EFFECT_FIRST: &[&str] = &["because", "since", "due"];
 /// Connectives with the cause before them ("A, so B", "A; therefore B", "A leads to B").
 const CAUSE_FIRST: &[&str] = &[
     "so",
@@ -29,7 +29,7 @@ const CAUSE_FIRST: &[&str] = &[
 ];
 /// Conditions, read only where a sentence has no connective above: "B if A", "B when A",
 /// "If A, B".
-const CONDITIONS: &[&str] = &["if", "when", "whenever"];
+pub const CONDITIONS: &[&str] = &["if", "when", "whenever"];
 
 /// Which side of a sentence's causal connective each word is on: `Some(true)` cause,
 /// `Some(false)` effect, `None` the connective itself. `None` overall when the sentence has
@@ -43,10 +43,9 @@ fn sides(x: &Sentence) -> Option<Vec<Option<bool>>> {
             return false;
         }
         match word {
-            // "so" joins clauses only at a clause's start ("…; so, when light enters"), not as
-            // "so weakly"; "due" only as "due to".
-            // ("so" opens a clause of its own, so a punctuation mark before it is a second
-            // clause break.)
+            // "so" joins clauses after a punctuation mark ("…; so, when light enters": two
+            // clause breaks, as "so" opens a clause of its own) or "and", not as "so weakly"
+            // or "so that"; "due" only as "due to".
             "so" => {
                 k > 0
                     && (w[k].clause >= w[k - 1].clause + 2 || w[k - 1].lower == "and")
@@ -97,21 +96,14 @@ fn sides(x: &Sentence) -> Option<Vec<Option<bool>>> {
     Some(out)
 }
 
-/// True when the answer sentence `a` gives the cause of source sentence `s` as its effect and
-/// the effect as its cause: each side of the answer has a content word found (the same word,
-/// a synonym or a derivation) only on the other side of the source, and more such words than
-/// words on the same side. Words found on both sides of the source say nothing and are
-/// skipped.
+/// True when the answer sentence `a` gives as its effect what source sentence `s` gives as a
+/// cause: more of the content words on the answer's effect side are found (the same word, a
+/// synonym or a derivation) on the source's cause side than on its effect side, at least one,
+/// and the answer's cause side has a word placed in the source too. Words found on both
+/// sides of the source say nothing and are skipped. `false` when either sentence has no
+/// single causal connective.
 pub fn reversed(a: &Sentence, s: &Sentence, lex: Option<&super::lexicon::Lexicon>) -> bool {
-    let (a_sides, s_sides) = (sides(a), sides(s));
-    if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
-        eprintln!(
-            "  causes: answer cut {}, source cut {}",
-            a_sides.is_some(),
-            s_sides.is_some()
-        );
-    }
-    let (Some(a_sides), Some(s_sides)) = (a_sides, s_sides) else {
+    let (Some(a_sides), Some(s_sides)) = (sides(a), sides(s)) else {
         return false;
     };
     let matches = account(a, s, lex);
@@ -137,9 +129,9 @@ pub fn reversed(a: &Sentence, s: &Sentence, lex: Option<&super::lexicon::Lexicon
         let row = usize::from(!side);
         votes[row][usize::from(side != src_side)] += 1;
     }
-    if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
-        eprintln!("  causes: votes (cause, effect) × (same side, other side) {votes:?}");
-    }
+    super::conflicts::debug_roles(format_args!(
+        "causes: answer (cause, effect) × source (same side, other side) {votes:?}"
+    ));
     let [cause, effect] = votes;
     // The answer's effect is the source's cause: a reversal, or one of the source's
     // conditions made the cause of another ("the eyeball becomes elongated because the focus

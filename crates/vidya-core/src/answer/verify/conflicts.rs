@@ -4,6 +4,7 @@
 //! the sources do not have.
 
 use super::align::{account, find, same_number, same_word, Match};
+use super::causes;
 use super::cues::{HEDGES, MODAL_HEDGES, ONLY, OPPOSITES, PARTIAL, REVERSERS, UNIVERSAL};
 use super::lexicon::Lexicon;
 use super::words::{Role, Sentence, Word};
@@ -574,7 +575,9 @@ const CAUSAL: &[&str] = &[
 /// Causal words that put the effect first when they stand between two terms ("B because A",
 /// "B if A", "B when A"); at the start of a sentence they put the cause first ("Because A,
 /// B").
-const EFFECT_FIRST: &[&str] = &["because", "since", "due", "if", "when", "whenever"];
+fn effect_first(w: &str) -> bool {
+    causes::EFFECT_FIRST.contains(&w) || causes::CONDITIONS.contains(&w)
+}
 
 /// True for a past participle: "-ed" or "-en", or an irregular one ("lost", "made", "held").
 fn is_participle(w: &Word) -> bool {
@@ -752,7 +755,7 @@ pub fn roles(
                 }
                 let source_cause = if in_cause(ja) { ia } else { ib };
                 // "B because A": the term after the word is the cause; "A, so B": before.
-                let answer_cause = if EFFECT_FIRST.contains(&a.words[r].lower.as_str()) {
+                let answer_cause = if effect_first(&a.words[r].lower) {
                     ib
                 } else {
                     ia
@@ -771,20 +774,17 @@ pub fn roles(
             let order_flip = order_class(&a.words[r]).is_some_and(|ac| {
                 (lo + 1..hi).any(|j| order_class(&s.words[j]).is_some_and(|sc| sc != ac))
             });
-            let effect_first = |words: &[Word]| {
+            let effect_first_words = |words: &[Word]| {
                 words
                     .iter()
-                    .filter(|w| {
-                        EFFECT_FIRST.contains(&w.lower.as_str())
-                            && !REVERSERS.contains(&w.lower.as_str())
-                    })
+                    .filter(|w| effect_first(&w.lower) && !REVERSERS.contains(&w.lower.as_str()))
                     .count()
             };
             let flips = usize::from(ja > jb)
                 + reversers(&a.words[ia + 1..ib])
-                + effect_first(&a.words[ia + 1..ib])
+                + effect_first_words(&a.words[ia + 1..ib])
                 + reversers(&s.words[lo + 1..hi])
-                + effect_first(&s.words[lo + 1..hi])
+                + effect_first_words(&s.words[lo + 1..hi])
                 + usize::from(opposed.contains(&r) || order_flip);
             if flips % 2 == 1 {
                 debug_roles(format_args!(
@@ -802,7 +802,7 @@ pub fn roles(
 }
 
 /// With `VIDYA_DEBUG_VERIFY` set: which rule read the answer's roles as swapped (on stderr).
-fn debug_roles(note: std::fmt::Arguments) {
+pub(super) fn debug_roles(note: std::fmt::Arguments) {
     if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
         eprintln!("  roles ({note})");
     }

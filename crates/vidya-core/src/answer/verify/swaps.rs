@@ -386,9 +386,10 @@ const DEFINING: &[&str] = &[
     "defines",
 ];
 
-/// Least number of the predicate's content words, and least share of them, that one source
-/// sentence must hold for the predicate to be read as copied from it.
+/// Least number of the predicate's content words that one source sentence must hold for the
+/// predicate to be read as copied from it.
 const MIN_PREDICATE: usize = 3;
+/// Least share of the predicate's content words that sentence must hold.
 const PREDICATE_SHARE: f32 = 0.7;
 
 /// A definition given to a sibling term: in an answer clause "A is / refers to P", the
