@@ -635,8 +635,9 @@ const RELATION_GAP: usize = 4;
 /// an opposite comparative). A verb counts as the relation only where it can be one
 /// ([`reads_as_relation`]), in the terms' own clause, and not in a clause with a subject of
 /// its own that opens after the first term ([`opens_clause`]). `opposed`: answer word indexes
-/// of [`opposites`], which reverse the reading too. Returns whether a swap was found, and the opposite words that a swap of the
-/// terms cancels ("Y is smaller than X" for "X is larger than Y").
+/// of [`opposites`], which reverse the reading too. Returns whether a swap was found, and the
+/// opposite words that a swap of the terms cancels ("Y is smaller than X" for "X is larger
+/// than Y").
 pub fn roles(
     a: &Sentence,
     s: &Sentence,
@@ -829,8 +830,8 @@ pub fn crossed_clauses(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> boo
         let mut group = 0;
         let mut out: Vec<Vec<&Word>> = Vec::new();
         for (k, w) in x.words.iter().enumerate() {
-            let opens = k == 0 || x.words[k - 1].clause != w.clause;
-            if opens && k > 0 && !RELATIVES.contains(&w.lower.as_str()) {
+            let opens = k > 0 && x.words[k - 1].clause != w.clause;
+            if opens && !RELATIVES.contains(&w.lower.as_str()) {
                 group += 1;
             }
             if is_term(k) {
@@ -876,8 +877,8 @@ pub fn crossed_clauses(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> boo
         return false;
     };
     // Where a word stands in its clause: first term (the subject, usually), last term, or a
-    // number. Two words exchange places only from the same place.
-    // A one-letter name stands in the place of the word it names ("B cells" last).
+    // number; a one-letter name stands in the place of the word it names ("B cells" last).
+    // Two words exchange places only from the same place.
     let place = |ws: &[&Word], w: &Word| -> Option<u8> {
         let at = ws.iter().position(|x| std::ptr::eq(*x, w))?;
         let end = if super::swaps::is_letter(w) {
