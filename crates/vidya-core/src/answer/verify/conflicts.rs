@@ -163,15 +163,25 @@ pub fn negation(
     None
 }
 
-/// True when a negator stands within [`NEGATION_REACH`] words before word `k` in its clause
-/// (an even number of them cancel: "cannot live without" is not negated).
+/// True when a negator stands before word `k` in its clause with fewer than
+/// [`NEGATION_REACH`] words between them that are not function words or cues ("not due to a
+/// close relationship" negates "close" and "relationship" as "rather than a close
+/// relationship" does); an even number of them cancel ("cannot live without" is not negated).
 fn negated(x: &Sentence, k: usize) -> bool {
     let clause = x.words[k].clause;
-    let count = x.words[k.saturating_sub(NEGATION_REACH)..k]
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| w.clause == clause)
-        .filter(|(i, w)| is_negator(x, k.saturating_sub(NEGATION_REACH) + i, w))
+    let count = (0..k)
+        .rev()
+        .take_while(|p| x.words[*p].clause == clause)
+        .filter(|p| {
+            let between = &x.words[p + 1..k];
+            between.len() < NEGATION_SPAN
+                && between
+                    .iter()
+                    .filter(|w| !matches!(w.role, Role::Function | Role::Cue))
+                    .count()
+                    < NEGATION_REACH
+        })
+        .filter(|p| is_negator(x, *p, &x.words[*p]))
         .count();
     count % 2 == 1
 }
@@ -224,6 +234,9 @@ pub fn negated_predicate(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> b
 
 /// How many words before a word its negator may stand ("does not always shorten").
 const NEGATION_REACH: usize = 4;
+
+/// The most words of any kind between a negator and the word it negates.
+const NEGATION_SPAN: usize = 6;
 
 /// True for a negator at `p`: a negating word ("not only" excepted), or "rather than" /
 /// "instead of".

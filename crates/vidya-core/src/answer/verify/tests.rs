@@ -562,3 +562,20 @@ fn a_letter_symbol_swapped_for_another_is_a_swap() {
     );
     assert!(!kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
 }
+
+/// Biology 2e p. 599: "not due to a close evolutionary relationship" negates the words
+/// "rather than a close evolutionary relationship" does, though "due to" stands between.
+#[test]
+fn a_negator_reaches_past_function_words() {
+    let analogy = "When similar characteristics occur because of environmental constraints and not due to a close evolutionary relationship, it is an analogy or homoplasy.";
+    let v = check(
+        "When similar characteristics occur because of environmental constraints rather than a close evolutionary relationship, it is an analogy or homoplasy.",
+        analogy,
+    );
+    assert!(!kinds(&v).contains(&"negation"), "{:?}", v.findings);
+    let v = check(
+        "When similar characteristics occur because of environmental constraints and due to a close evolutionary relationship, it is an analogy or homoplasy.",
+        analogy,
+    );
+    assert!(kinds(&v).contains(&"negation"), "{:?}", v.findings);
+}
