@@ -87,8 +87,14 @@ fn sides(x: &Sentence) -> Option<Vec<Option<bool>>> {
             out[k] = Some(x.clause == cause_clause);
         }
     } else {
+        // A condition ("B if A, C") holds its own clause only: what follows it is neither
+        // side.
+        let condition_clause = (!strong.contains(&c))
+            .then(|| w.get(c + 1).map(|n| n.clause))
+            .flatten();
         for (k, o) in out.iter_mut().enumerate() {
-            if k != c {
+            let past = k > c && condition_clause.is_some_and(|cc| w[k].clause != cc);
+            if k != c && !past {
                 o.replace((k < c) != effect_first);
             }
         }

@@ -142,9 +142,38 @@ pub fn negation(
         })
         .filter(|(k, _)| a.words[*k].role == Role::Content)
         .collect();
+    // Each side's one negator in the clauses a word stands in, where both negate another
+    // word of the pair: the negator moved, its sense kept ("no NAD+ available" for "NAD+ is
+    // not available").
+    let one_negator = |x: &Sentence, c: usize| {
+        x.words
+            .iter()
+            .enumerate()
+            .filter(|(p, w)| w.clause == c && is_negator(x, *p, w))
+            .count()
+            == 1
+    };
+    let moved = |k: usize, j: usize| {
+        let (ac, sc) = (a.words[k].clause, s.words[j].clause);
+        one_negator(a, ac)
+            && one_negator(s, sc)
+            && pairs.iter().any(|&(k2, j2)| {
+                k2 != k
+                    && a.words[k2].clause == ac
+                    && s.words[j2].clause == sc
+                    && negated(a, k2)
+                    && negated(s, j2)
+            })
+    };
     for &(k, j) in &pairs {
+        // "as in most animals" where the book says "unlike most animals".
+        if let (Some(x), Some(y)) = (likened(a, k), likened(s, j)) {
+            if x != y {
+                return Some(Finding::Negation);
+            }
+        }
         let (in_a, in_s) = (negated(a, k), negated(s, j));
-        if in_a != in_s && (scope_of_negator(a, k) || scope_of_negator(s, j)) {
+        if in_a != in_s && (scope_of_negator(a, k) || scope_of_negator(s, j)) && !moved(k, j) {
             return Some(Finding::Negation);
         }
     }
@@ -246,8 +275,45 @@ fn is_negator(x: &Sentence, p: usize, w: &Word) -> bool {
         "not" => next != Some("only"),
         "rather" => next == Some("than"),
         "instead" => next == Some("of"),
-        "unlike" => true,
         _ => w.role == Role::Negator,
+    }
+}
+
+/// Words that liken a term to what the sentence says ("as in most animals", "like weight").
+const LIKENS: &[&str] = &["like", "as", "similar", "same", "resembling"];
+
+/// Which of likened (`Some(true)`) or set apart (`Some(false)`, [`compares`]) word `k` is: a
+/// word of [`LIKENS`] or a comparison before it in its clause with no content word between.
+fn likened(x: &Sentence, k: usize) -> Option<bool> {
+    let clause = x.words[k].clause;
+    (0..k)
+        .rev()
+        .take_while(|p| {
+            x.words[*p].clause == clause
+                && x.words[p + 1..k]
+                    .iter()
+                    .all(|w| matches!(w.role, Role::Function | Role::Cue))
+        })
+        .find_map(|p| {
+            if compares(x, p) {
+                Some(false)
+            } else if LIKENS.contains(&x.words[p].lower.as_str()) {
+                Some(true)
+            } else {
+                None
+            }
+        })
+}
+
+/// True for "unlike" and the "than" / "from" of "different than / from" at `p`: they set
+/// apart the term right after them, which contradicts a term likened ([`likened`]) and
+/// nothing else ("unlike weight, which changes" does not negate "changes"; "unlike arteries,
+/// veins have valves" says what "veins are different than arteries" does).
+fn compares(x: &Sentence, p: usize) -> bool {
+    match x.words[p].lower.as_str() {
+        "unlike" => true,
+        "than" | "from" => p > 0 && x.words[p - 1].lower == "different",
+        _ => false,
     }
 }
 
@@ -508,12 +574,16 @@ pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usiz
 pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<Finding> {
     let pos = |x: &Sentence, w: &Word| x.words.iter().position(|y| same_word(w, y));
     for (i, w) in a.words.iter().enumerate() {
-        for v in &a.words[i + 1..] {
+        for (j, v) in a.words.iter().enumerate().skip(i + 1) {
             if !opposite(w, v, lex) {
                 continue;
             }
             if let (Some(p), Some(q)) = (pos(s, w), pos(s, v)) {
-                if p > q {
+                // "Unlike arteries, veins …" for "veins are different than arteries": each
+                // term keeps its side of the comparison.
+                let compared = (likened(a, i), likened(a, j)) == (likened(s, p), likened(s, q))
+                    && (likened(a, i).is_some() || likened(a, j).is_some());
+                if p > q && !compared {
                     return Some(Finding::Direction {
                         answer: w.lower.clone(),
                         source: v.lower.clone(),

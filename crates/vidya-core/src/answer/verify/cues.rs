@@ -554,6 +554,8 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "whereas",
     "although",
     "though",
+    "unlike",
+    "whenever",
     "if",
     "until",
     "unless",

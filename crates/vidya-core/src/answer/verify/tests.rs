@@ -579,3 +579,66 @@ fn a_negator_reaches_past_function_words() {
     );
     assert!(kinds(&v).contains(&"negation"), "{:?}", v.findings);
 }
+
+/// Biology 2e p. 338: the negator moved from the verb to the noun keeps its sense.
+#[test]
+fn a_negator_moved_within_its_clause_is_the_same_negation() {
+    let nad = "If NAD+ is not available, the second half of glycolysis slows down or stops.";
+    let v = check(
+        "When there is no NAD+ available, the second half of glycolysis slows down or stops.",
+        nad,
+    );
+    assert!(!kinds(&v).contains(&"negation"), "{:?}", v.findings);
+    let v = check(
+        "When NAD+ is available, the second half of glycolysis slows down or stops.",
+        nad,
+    );
+    assert!(kinds(&v).contains(&"negation"), "{:?}", v.findings);
+}
+
+/// Physics p. 120: "m/s²" is the book's "m/s2" (a PDF's text layer drops the superscript).
+#[test]
+fn a_superscript_digit_is_the_books_digit() {
+    assert_kept(
+        "The SI unit of force is called the newton (N), and it is the force needed to accelerate a 1-kg system at a rate of 1 m/s².",
+        "The SI unit of force is called the newton (abbreviated N) and is the force needed to accelerate a 1-kg system at the rate of 1 m/s2.",
+    );
+}
+
+/// Physics p. 122 and Biology 2e pp. 933, 661: "unlike X" sets X apart from what the sentence
+/// says; it contradicts "as in X" / "like X", not a sentence that says the same the other way
+/// round.
+#[test]
+fn unlike_sets_apart_only_its_term() {
+    let mass = "Unlike weight (which changes if the gravitational force changes), mass does not depend on gravity.";
+    let v = check(
+        "Mass does not depend on gravity, whereas weight changes if the gravitational force changes.",
+        mass,
+    );
+    assert!(v.agrees(), "{:?}", v.findings);
+    let v = check("Like weight, mass does not depend on gravity.", mass);
+    assert!(kinds(&v).contains(&"negation"), "{:?}", v.findings);
+    let veins = "In addition, veins are structurally different than arteries in that veins have valves to prevent the backflow of blood.";
+    let v = check(
+        "Unlike arteries, veins have valves to prevent the backflow of blood.",
+        veins,
+    );
+    assert!(v.agrees(), "{:?}", v.findings);
+}
+
+/// Physics p. 611: a condition holds its own clause only ("B when A, making C": C is no
+/// cause), so an answer that puts C with B keeps the book's cause and effect.
+#[test]
+fn a_condition_holds_its_own_clause_only() {
+    let voice = "A voice becomes louder when air flow from the lungs increases, making the amplitude of the sound pressure wave greater.";
+    let v = check(
+        "When air flow from the lungs increases, the voice becomes louder and the amplitude of the sound pressure wave becomes greater.",
+        voice,
+    );
+    assert!(!kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    let v = check(
+        "Air flow from the lungs increases when a voice becomes louder.",
+        voice,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+}

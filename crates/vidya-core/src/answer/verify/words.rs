@@ -519,11 +519,27 @@ const HI_FUNCTION: &[&str] = &[
     "अतः",
 ];
 
+/// A superscript digit as its plain digit (Unicode "Superscripts and Subscripts" block and
+/// Latin-1's ¹ ² ³); any other character as it is.
+fn plain_digit(c: char) -> char {
+    match c {
+        '¹' => '1',
+        '²' => '2',
+        '³' => '3',
+        '⁰' => '0',
+        '⁴'..='⁹' => char::from_u32(c as u32 - '⁴' as u32 + '4' as u32).unwrap_or(c),
+        _ => c,
+    }
+}
+
 /// Reads `text` into words, clauses, numbers and units.
 pub fn read(text: &str) -> Sentence {
     let mut words = Vec::new();
     let mut clause = 0;
     let mut counts: HashMap<Script, usize> = HashMap::new();
+    // Superscript digits read as the digits a PDF's text layer gives for them ("m/s²" as the
+    // book's "m/s2").
+    let text: String = text.chars().map(plain_digit).collect();
     // Word-bound pieces keep punctuation as pieces of their own: clause breaks.
     let pieces: Vec<&str> = text.split_word_bounds().collect();
     let mut i = 0;
