@@ -739,26 +739,30 @@ pub fn roles(
             Match::None => None,
         })
         .collect();
-    // Words that reverse the reading between two terms: a passive (an auxiliary or "by" with
-    // a participle: "is eaten by", "detected by", "is lost from") counts once, and each
-    // causal or source word ("because", "due to", "from", "after").
-    let reversers = |words: &[Word]| {
+    // Words that reverse the reading between two terms: a passive ("by" after a participle:
+    // "detected by"; or an auxiliary before the relation's own participle: "is eaten", "is
+    // lost from", "is slowed" for "speeds up", not "are located in" where the relation is
+    // another word) counts once, and
+    // each causal or source word ("because", "due to", "from", "after").
+    let reversers = |words: &[Word], relation: &Word| {
         let passive = words.iter().enumerate().any(|(k, w)| {
             is_participle(w)
-                && (words[..k].iter().rev().take(2).any(|x| {
-                    matches!(
-                        x.lower.as_str(),
-                        "is" | "are"
-                            | "was"
-                            | "were"
-                            | "be"
-                            | "been"
-                            | "being"
-                            | "get"
-                            | "gets"
-                            | "got"
-                    )
-                }) || words[k + 1..].iter().take(2).any(|x| x.lower == "by"))
+                && (((same_word(w, relation) || opposite(w, relation, lex))
+                    && words[..k].iter().rev().take(2).any(|x| {
+                        matches!(
+                            x.lower.as_str(),
+                            "is" | "are"
+                                | "was"
+                                | "were"
+                                | "be"
+                                | "been"
+                                | "being"
+                                | "get"
+                                | "gets"
+                                | "got"
+                        )
+                    }))
+                    || words[k + 1..].iter().take(2).any(|x| x.lower == "by"))
         });
         usize::from(passive)
             + words
@@ -865,9 +869,9 @@ pub fn roles(
                     .count()
             };
             let flips = usize::from(ja > jb)
-                + reversers(&a.words[ia + 1..ib])
+                + reversers(&a.words[ia + 1..ib], &a.words[r])
                 + effect_first_words(&a.words[ia + 1..ib])
-                + reversers(&s.words[lo + 1..hi])
+                + reversers(&s.words[lo + 1..hi], &a.words[r])
                 + effect_first_words(&s.words[lo + 1..hi])
                 + usize::from(opposed.contains(&r) || order_flip);
             if flips % 2 == 1 {

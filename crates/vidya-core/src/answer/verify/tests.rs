@@ -642,3 +642,28 @@ fn a_condition_holds_its_own_clause_only() {
     );
     assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
 }
+
+/// Physics p. 829 and Biology 2e p. 230: a passive that is not the relation between two
+/// terms ("is formed when light rays …", "are located in the thylakoid membrane") does not
+/// reverse who does what; the relation's own passive does.
+#[test]
+fn only_the_relations_own_passive_reverses_it() {
+    let image = "A virtual image is formed when light rays appear to diverge from a point without actually doing so.";
+    let v = check(
+        "A virtual image forms when light rays appear to diverge from a point without actually doing so.",
+        image,
+    );
+    assert!(!kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    let carotenoids = "Therefore, many carotenoids reside in the thylakoid membrane, absorb excess energy, and safely dissipate that energy as heat.";
+    let v = check(
+        "Many carotenoids are located in the thylakoid membrane and absorb excess energy.",
+        carotenoids,
+    );
+    assert!(!kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    let growth = "Thus, population growth is greatly slowed in large populations by the carrying capacity K.";
+    let v = check(
+        "In large populations, population growth slows the carrying capacity K.",
+        growth,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+}
