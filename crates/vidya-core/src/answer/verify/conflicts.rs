@@ -334,7 +334,7 @@ pub fn quantifier(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<F
         .filter(|w| !matches!(*w, "any" | "each"))
         .collect();
     if let Some(q) = first(&strong_universal) {
-        if !in_s(UNIVERSAL) {
+        if !in_s(UNIVERSAL) || limited_in_source(a, s, &q) {
             let source = s
                 .words
                 .iter()
@@ -390,6 +390,32 @@ pub fn quantifier(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<F
         }
     }
     None
+}
+
+/// True when the term the answer quantifies with `q` ("all wavelengths") is limited in the
+/// source ("only specific wavelengths", "certain wavelengths"): the source's own universal
+/// word is on another term ("each absorbs only specific wavelengths").
+fn limited_in_source(a: &Sentence, s: &Sentence, q: &str) -> bool {
+    const LIMITING: &[&str] = &[
+        "specific",
+        "certain",
+        "particular",
+        "some",
+        "few",
+        "several",
+    ];
+    let Some(at) = a.words.iter().position(|w| w.lower == q) else {
+        return false;
+    };
+    let Some(term) = a.words[at + 1..].iter().find(|w| w.role == Role::Content) else {
+        return false;
+    };
+    s.words.iter().enumerate().any(|(j, x)| {
+        same_word(term, x)
+            && s.words[j.saturating_sub(2)..j]
+                .iter()
+                .any(|y| LIMITING.contains(&y.lower.as_str()) || ONLY.contains(&y.lower.as_str()))
+    })
 }
 
 /// A source that calls the claim disputed, proposed or uncertain, restated as plain fact.

@@ -667,3 +667,19 @@ fn only_the_relations_own_passive_reverses_it() {
     );
     assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
 }
+
+/// Biology 2e p. 225: "each absorbs only specific wavelengths" has a universal word ("each")
+/// on pigments; "all wavelengths" is still not what it says.
+#[test]
+fn all_on_a_term_the_source_limits_is_a_quantifier_change() {
+    let pigments = "Different kinds of pigments exist, and each absorbs only specific wavelengths (colors) of visible light.";
+    let v = check(
+        "Different kinds of pigments exist, and each absorbs all wavelengths of visible light.",
+        pigments,
+    );
+    assert!(kinds(&v).contains(&"quantifier"), "{:?}", v.findings);
+    assert_kept(
+        "Different kinds of pigments exist, and each absorbs only specific wavelengths of visible light.",
+        pigments,
+    );
+}
