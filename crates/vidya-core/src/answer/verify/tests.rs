@@ -683,3 +683,21 @@ fn all_on_a_term_the_source_limits_is_a_quantifier_change() {
         pigments,
     );
 }
+
+/// Physics p. 241: "first" after an auxiliary says when ("was first determined"), not which
+/// one of a series ("the first law"): no changed number against "was first done".
+#[test]
+fn an_ordinal_after_an_auxiliary_is_no_number() {
+    let cavendish = "This determination was first done accurately in 1798 by English scientist Henry Cavendish (1731–1810), more than 100 years after Newton published his universal law of gravitation.";
+    let v = check(
+        "G was first determined accurately in 1798 by the English scientist Henry Cavendish.",
+        cavendish,
+    );
+    assert!(!kinds(&v).contains(&"number"), "{:?}", v.findings);
+    let laws = "Newton's first law of motion states that a body at rest remains at rest.";
+    let v = check(
+        "Newton's third law of motion states that a body at rest remains at rest.",
+        laws,
+    );
+    assert!(kinds(&v).contains(&"number"), "{:?}", v.findings);
+}

@@ -651,7 +651,13 @@ fn read_ordinals(words: &mut [Word]) {
         let Some((_, v)) = ORDINALS.iter().find(|(o, _)| *o == words[i].lower) else {
             continue;
         };
-        if words[i + 1].role == Role::Content {
+        // After an auxiliary the ordinal says when ("was first determined"), not which one.
+        let adverb = i > 0
+            && matches!(
+                words[i - 1].lower.as_str(),
+                "is" | "are" | "was" | "were" | "be" | "been" | "has" | "have" | "had"
+            );
+        if words[i + 1].role == Role::Content && !adverb {
             words[i].role = Role::Number;
             words[i].value = Some(*v);
             words[i].unit = Some("ordinal");
