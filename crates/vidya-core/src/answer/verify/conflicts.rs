@@ -519,10 +519,16 @@ fn counted(x: &Sentence, at: usize) -> Vec<&Word> {
         .collect()
 }
 
+/// Words that name a sort of the noun after "of" and count it as it is ("20 kinds of amino
+/// acids" are 20 amino acids).
+const CLASSIFIERS: &[&str] = &["kinds", "types", "sorts", "varieties", "forms", "different"];
+
 /// The same number counting another kind of the same thing: "20 essential amino acids" where
 /// a source sentence (`s`: the aligned one or another of its passage) says "20 common amino
-/// acids" (and, elsewhere, that nine are essential). The answer's words after the number end in the source's noun, and a word
-/// before that noun is one the source's phrase does not have, where the source has another.
+/// acids" (and, elsewhere, that nine are essential). The answer's words after the number end
+/// in the source's noun, and a word before that noun is one the source's phrase does not
+/// have, where the source has another; or the source's number counts groups of the answer's
+/// noun ("sixteen blocks of codons" told as "sixteen stop codons").
 fn recounted_kind(a: &Sentence, i: usize, s: &Sentence, v: f64) -> Option<Finding> {
     // "One" is an article as often as a count ("one glucose molecule", "one carbon").
     if v.abs() <= 1.0 {
@@ -538,6 +544,23 @@ fn recounted_kind(a: &Sentence, i: usize, s: &Sentence, v: f64) -> Option<Findin
         let Some((their_noun, their_kinds)) = theirs.split_last() else {
             continue;
         };
+        // "sixteen stop codons" where the source counts "sixteen blocks of codons": the
+        // number counts the source's groups, not the answer's noun.
+        if !same_word(noun, their_noun) && !CLASSIFIERS.contains(&their_noun.lower.as_str()) {
+            let after = j + 1 + theirs.len();
+            let of_noun = s.words.get(after).is_some_and(|w| w.lower == "of")
+                && s.words[after + 1..]
+                    .iter()
+                    .find(|w| w.role == Role::Content)
+                    .is_some_and(|w| same_word(noun, w));
+            let grouped = !ours.iter().any(|w| same_word(w, their_noun));
+            if of_noun && grouped {
+                return Some(Finding::SwappedTerm {
+                    answer: noun.lower.clone(),
+                    source: their_noun.lower.clone(),
+                });
+            }
+        }
         if !same_word(noun, their_noun) || their_kinds.is_empty() {
             continue;
         }
@@ -766,10 +789,10 @@ pub fn roles(
         })
         .collect();
     // Words that reverse the reading between two terms: a passive ("by" after a participle:
-    // "detected by"; or an auxiliary before the relation's own participle: "is eaten", "is
-    // lost from", "is slowed" for "speeds up", not "are located in" where the relation is
-    // another word) counts once, and
-    // each causal or source word ("because", "due to", "from", "after").
+    // "detected by"; or an auxiliary before the relation's own participle or its opposite:
+    // "is eaten", "is lost from", "is slowed" for "speeds up"; not "are located in", where
+    // the relation is another word) counts once, and each causal or source word ("because",
+    // "due to", "from", "after").
     let reversers = |words: &[Word], relation: &Word| {
         let passive = words.iter().enumerate().any(|(k, w)| {
             is_participle(w)

@@ -701,3 +701,18 @@ fn an_ordinal_after_an_auxiliary_is_no_number() {
     );
     assert!(kinds(&v).contains(&"number"), "{:?}", v.findings);
 }
+
+/// Biology 2e p. 272: the model wrote "There are sixteen stop codons" (graded wrong: the book
+/// counts sixteen blocks of codons, and three stop codons).
+#[test]
+fn a_number_that_counts_groups_of_a_noun_is_no_count_of_the_noun() {
+    let code = "In addition to codons that instruct the addition of a specific amino acid to a polypeptide chain, three of the 64 codons terminate protein synthesis. There are sixteen \"blocks\" of codons, each specified by the first and second nucleotides of the codons within the block.";
+    let v = verify_with("There are sixteen stop codons.", &[code], Some(&lexicon()));
+    assert!(kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+    let v = verify_with(
+        "There are sixteen blocks of codons.",
+        &[code],
+        Some(&lexicon()),
+    );
+    assert!(!kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+}
