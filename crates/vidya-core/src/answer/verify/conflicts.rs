@@ -286,23 +286,23 @@ const LIKENS: &[&str] = &["like", "as", "similar", "same", "resembling"];
 /// word of [`LIKENS`] or a comparison before it in its clause with no content word between.
 fn likened(x: &Sentence, k: usize) -> Option<bool> {
     let clause = x.words[k].clause;
-    (0..k)
-        .rev()
-        .take_while(|p| {
-            x.words[*p].clause == clause
-                && x.words[p + 1..k]
-                    .iter()
-                    .all(|w| matches!(w.role, Role::Function | Role::Cue))
-        })
-        .find_map(|p| {
-            if compares(x, p) {
-                Some(false)
-            } else if LIKENS.contains(&x.words[p].lower.as_str()) {
-                Some(true)
-            } else {
-                None
-            }
-        })
+    for p in (0..k).rev() {
+        let w = &x.words[p];
+        if w.clause != clause {
+            break;
+        }
+        if compares(x, p) {
+            return Some(false);
+        }
+        if LIKENS.contains(&w.lower.as_str()) {
+            return Some(true);
+        }
+        // A content word between ends the search.
+        if !matches!(w.role, Role::Function | Role::Cue) {
+            break;
+        }
+    }
+    None
 }
 
 /// True for "unlike" and the "than" / "from" of "different than / from" at `p`: they set
@@ -630,9 +630,11 @@ pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> O
             if let (Some(p), Some(q)) = (pos(s, w), pos(s, v)) {
                 // "Unlike arteries, veins …" for "veins are different than arteries": each
                 // term keeps its side of the comparison.
-                let compared = (likened(a, i), likened(a, j)) == (likened(s, p), likened(s, q))
-                    && (likened(a, i).is_some() || likened(a, j).is_some());
-                if p > q && !compared {
+                let compared = || {
+                    let sides = (likened(a, i), likened(a, j));
+                    sides != (None, None) && sides == (likened(s, p), likened(s, q))
+                };
+                if p > q && !compared() {
                     return Some(Finding::Direction {
                         answer: w.lower.clone(),
                         source: v.lower.clone(),

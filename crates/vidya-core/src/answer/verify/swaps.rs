@@ -403,9 +403,6 @@ pub fn definition_given_to_sibling(
     sources: &[Sentence],
     lex: Option<&Lexicon>,
 ) -> Option<Finding> {
-    let related = |x: &Word, y: &Word| {
-        same_word(x, y) || lex.is_some_and(|l| l.same_meaning(&x.lower, &y.lower))
-    };
     for (v, verb) in a.words.iter().enumerate() {
         if !DEFINING.contains(&verb.lower.as_str()) {
             continue;
@@ -434,14 +431,13 @@ pub fn definition_given_to_sibling(
                 .filter(|w| x.words.iter().any(|y| same_word(w, y)))
                 .count()
         };
-        let Some(s) = sources.iter().max_by_key(|x| held(x)) else {
+        let Some((s, n)) = sources.iter().map(|x| (x, held(x))).max_by_key(|(_, n)| *n) else {
             continue;
         };
-        let n = held(s);
         if n < MIN_PREDICATE || (n as f32) < PREDICATE_SHARE * predicate.len() as f32 {
             continue;
         }
-        if s.words.iter().any(|y| related(subject, y)) {
+        if s.words.iter().any(|y| exchangeable(subject, y, lex)) {
             continue;
         }
         // The source's own term: before the first copied word.
@@ -461,7 +457,7 @@ pub fn definition_given_to_sibling(
         if let Some(t) = s.words[..first]
             .iter()
             .rev()
-            .filter(|t| is_term(t, lex) && !related(subject, t))
+            .filter(|t| is_term(t, lex) && !exchangeable(subject, t, lex))
             .find(|t| together(t))
         {
             return Some(Finding::SwappedTerm {
