@@ -603,6 +603,24 @@ pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usiz
         let Some(&(_, sc)) = pairs.iter().find(|(ac, _)| *ac == w.clause) else {
             continue;
         };
+        // "travels faster" where the source says "the speed … is less" (the source's
+        // "speed" is no match for "faster" then).
+        if let Some(sign) = speed_sign(a, i) {
+            let signs: Vec<(usize, bool)> = (0..s.words.len())
+                .filter(|&j| s.words[j].clause == sc)
+                .filter_map(|j| speed_sign(s, j).map(|g| (j, g)))
+                .collect();
+            if let Some((j, _)) = signs.iter().find(|(j, g)| {
+                *g != sign
+                    && (SPEED_WORDS.contains(&w.lower.as_str())
+                        || SPEED_WORDS.contains(&s.words[*j].lower.as_str()))
+            }) {
+                if signs.iter().all(|(_, g)| *g != sign) {
+                    out.push((i, s.words[*j].lower.clone()));
+                    continue;
+                }
+            }
+        }
         if has(s, sc, w) {
             continue;
         }
@@ -616,6 +634,37 @@ pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usiz
         }
     }
     out
+}
+
+/// Comparatives that say speed themselves, with their sign (true: more speed).
+const SPEED_WORDS: &[&str] = &["faster", "quicker", "slower"];
+
+/// Whether word `k` of `x` says more speed (`Some(true)`) or less (`Some(false)`): "faster",
+/// "slower", or a comparative of size in the clause of a word for speed ("the speed of light
+/// through matter is less", "a higher rate"; the word for speed at most six words before it
+/// or two after). The same comparison as "faster"/"slower" (natural logic's monotone
+/// substitution: MacCartney and Manning 2007).
+fn speed_sign(x: &Sentence, k: usize) -> Option<bool> {
+    const MORE: &[&str] = &["more", "greater", "higher", "larger", "bigger"];
+    const LESS: &[&str] = &["less", "lower", "smaller"];
+    const SPEED: &[&str] = &["speed", "speeds", "velocity", "velocities", "rate", "rates"];
+    let w = &x.words[k];
+    match w.lower.as_str() {
+        "faster" | "quicker" => return Some(true),
+        "slower" => return Some(false),
+        _ => {}
+    }
+    let sign = if MORE.contains(&w.lower.as_str()) {
+        true
+    } else if LESS.contains(&w.lower.as_str()) {
+        false
+    } else {
+        return None;
+    };
+    let near = x.words[k.saturating_sub(6)..(k + 3).min(x.words.len())]
+        .iter()
+        .any(|y| y.clause == w.clause && SPEED.contains(&y.lower.as_str()));
+    near.then_some(sign)
 }
 
 /// Two opposite words that the answer has in the other order than the source ("from the
@@ -749,6 +798,10 @@ fn reads_as_relation(a: &Sentence, k: usize, l: &Lexicon) -> bool {
     let w = a.words[k].lower.as_str();
     let before = k.checked_sub(1).map(|p| a.words[p].lower.as_str());
     if l.is_verb(w) {
+        // After a verb in "-ing" a noun is its object ("burning coal"), not a relation.
+        if l.is_noun(w) && before.is_some_and(|p| p.ends_with("ing") && l.is_verb(p)) {
+            return false;
+        }
         return !l.is_noun(w)
             || before
                 .is_none_or(|p| !NOUN_AFTER.contains(&p) && (!l.is_adjective(p) || l.is_verb(p)));
@@ -860,8 +913,14 @@ pub fn roles(
                     return (lo + 1..hi)
                         .any(|j| order_class(&s.words[j]).is_some() && in_source(j));
                 }
+                // An opposite is a relation ("larger than", "slows"), except an adjective put
+                // before a term ("endergonic reactions"): that says which one.
                 if opposed.contains(&k) {
-                    return true;
+                    return !lex.is_some_and(|l| {
+                        l.is_adjective(&w.lower)
+                            && !l.is_verb(&w.lower)
+                            && a.words.get(k + 1).is_some_and(|n| n.role == Role::Content)
+                    });
                 }
                 // A relation is a verb (or an adjective of comparison), never a term, and the
                 // same word in both ("eat"/"eaten", not "develop"/"derived"). It is the

@@ -288,9 +288,11 @@ impl Lexicon {
             }
         }
         // Adjectives of one cluster: one similar to the other, or both to the same head
-        // ("tiny" and "microscopic" under "small").
+        // ("tiny" and "microscopic" under "small"); not two names of one kind ("red" and
+        // "blue" under "chromatic", "infrared" and "ultraviolet" under "invisible": as nouns
+        // they are siblings).
         let (aa, ab) = (of(&sa, b'a'), of(&sb, b'a'));
-        if aa.iter().any(|x| {
+        if !self.noun_siblings(&sa, &sb, SIBLING_STEPS) && aa.iter().any(|x| {
             let near = &self.similar[*x as usize];
             near.iter().any(|y| ab.contains(y))
                 || ab
@@ -369,15 +371,22 @@ impl Lexicon {
         if self.same_meaning(a, b) || self.generalizes(a, b) || self.generalizes(b, a) {
             return false;
         }
-        // Nouns only: verbs under one hypernym are mostly ways of saying the same thing.
-        let nouns = |w: &str| -> Vec<u32> {
-            self.synsets(w)
-                .into_iter()
+        self.noun_siblings(&self.synsets(a), &self.synsets(b), steps)
+    }
+
+    /// True when the noun synsets among `sa` and `sb` (two words' synsets, sorted) share a
+    /// hypernym at most `steps` above each that is neither of them nor near WordNet's roots,
+    /// and the two share no noun synset. Nouns only: verbs under one hypernym are mostly ways
+    /// of saying the same thing.
+    fn noun_siblings(&self, sa: &[u32], sb: &[u32], steps: usize) -> bool {
+        let nouns = |ss: &[u32]| -> Vec<u32> {
+            ss.iter()
+                .copied()
                 .filter(|s| self.pos[*s as usize] == b'n')
                 .collect()
         };
-        let (sa, sb) = (nouns(a), nouns(b));
-        if sa.is_empty() || sb.is_empty() {
+        let (sa, sb) = (nouns(sa), nouns(sb));
+        if sa.is_empty() || sb.is_empty() || sa.iter().any(|x| sb.contains(x)) {
             return false;
         }
         let ua = self.ancestors(&sa, steps);

@@ -32,6 +32,7 @@ pub mod conflicts;
 pub mod cues;
 pub mod hindi;
 pub mod lexicon;
+pub mod sides;
 pub mod swaps;
 pub mod words;
 
@@ -323,6 +324,9 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     } else {
         conflicts::roles(&a, &s, lex, &opposed_at)
     };
+    if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
+        eprintln!("  opposed {opposed:?} cancelled {cancelled:?}");
+    }
     for (i, src) in &opposed {
         if !cancelled.contains(i) {
             findings.push(Finding::Direction {
@@ -334,6 +338,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     if swapped_roles
         || (!translated
             && (conflicts::crossed_clauses(&a, &s, lex)
+                || sides::exchanged(&a, &s, lex)
                 || swaps::comparison_reversed(&a, &s, lex)
                 || (aligned.len() == 1 && causes::reversed(&a, &s, lex))))
     {

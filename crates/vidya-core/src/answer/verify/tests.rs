@@ -61,7 +61,39 @@ fn lexicon() -> Lexicon {
          s\tv13\tthrow\t\n\
          s\tv14\tjoin|unite\t\n\
          s\tr1\tslowly\t\n\
-         s\tn27\tability\t\n",
+         s\tn27\tability\t\n\
+         s\tn40\tradiation\tn9\n\
+         s\tn41\telectromagnetic radiation\tn40\n\
+         s\tn42\tlight\tn41\n\
+         s\tn43\tactinic radiation\tn42\n\
+         s\tn44\tinfrared|infrared radiation\tn43\n\
+         s\tn45\tultraviolet|ultraviolet radiation\tn43\n\
+         s\ta20\tinvisible\t\n\
+         s\ta21\tinfrared\t\n\
+         s\ta22\tultraviolet\t\n\
+         s\ta23\tunseeable\t\n\
+         m\ta21\ta20\n\
+         m\ta22\ta20\n\
+         m\ta23\ta20\n\
+         s\tv20\temit|give off\t\n\
+         s\tv21\ttravel|go\t\n\
+         s\ta30\tslow\t\n\
+         s\ta31\tfast\t\n\
+         s\tn50\tcoal\t\n\
+         s\tv50\tcoal\t\n\
+         s\tv51\tburn\t\n\
+         s\ta50\tburning\t\n\
+         s\tn54\tburning\t\n\
+         s\tv52\thit|strike|impact\t\n\
+         s\tn51\tsteam\t\n\
+         s\tv53\tturn|rotate\t\n\
+         s\tn52\tshaft\t\n\
+         s\tv54\tconnect\t\n\
+         s\tn53\tgenerator\t\n\
+         s\ta60\texergonic\t\n\
+         s\ta61\tendergonic\t\n\
+         a\texergonic\tendergonic\n\
+         a\tendergonic\texergonic\n",
     )
 }
 
@@ -715,4 +747,71 @@ fn a_number_that_counts_groups_of_a_noun_is_no_count_of_the_noun() {
         Some(&lexicon()),
     );
     assert!(!kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+}
+
+/// WordNet puts "infrared" and "ultraviolet" (like "red" and "blue") in one adjective
+/// cluster, under "invisible"; as nouns they are two kinds of radiation. Physics p. 599: "people
+/// are constantly emitting infrared radiation".
+#[test]
+fn two_kinds_in_one_adjective_cluster_are_no_synonyms() {
+    let lex = lexicon();
+    assert!(!lex.same_meaning("infrared", "ultraviolet"));
+    assert!(lex.same_kind("infrared", "ultraviolet"));
+    assert!(lex.same_meaning("infrared", "unseeable"));
+    let body = "Another example is thermal radiation from the human body; people are constantly emitting infrared radiation.";
+    let v = check("People constantly emit ultraviolet radiation.", body);
+    assert!(kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+    assert_kept("People constantly emit infrared radiation.", body);
+}
+
+/// Physics p. 535: "the speed of light through matter is less than it is in a vacuum" says
+/// light is slower there, not faster.
+#[test]
+fn faster_against_a_speed_that_is_less_is_an_opposite() {
+    let matter = "The speed of light through matter is less than it is in a vacuum.";
+    let v = check(
+        "Light travels faster through matter than it does in a vacuum.",
+        matter,
+    );
+    assert!(kinds(&v).contains(&"direction"), "{:?}", v.findings);
+    assert_kept(
+        "Light is slower through matter than it is in a vacuum.",
+        matter,
+    );
+}
+
+/// Biology 2e p. 95: the two sides of "outnumber" exchanged, where both sides end in "cells".
+#[test]
+fn the_two_sides_of_a_relation_exchanged_are_rejected() {
+    let body = "In the typical human body, prokaryotic cells outnumber human body cells by about ten to one.";
+    let v = check(
+        "In the typical human body, human body cells outnumber prokaryotic cells by about ten to one.",
+        body,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    assert_kept(
+        "In the typical human body, prokaryotic cells outnumber human body cells by ten to one.",
+        body,
+    );
+}
+
+/// Physics p. 881: a noun after a verb in "-ing" ("burning coal") is its object, not the
+/// relation between "steam" and what follows.
+#[test]
+fn a_noun_after_a_verb_in_ing_is_no_relation() {
+    assert_kept(
+        "Steam from burning coal hits the turbine blades and turns the shaft that is connected to the generator.",
+        "The steam produced by burning coal impacts the turbine blades, turning the shaft which is connected to the generator.",
+    );
+}
+
+/// Biology 2e p. 211: an adjective put before a term ("endergonic reactions") says which one;
+/// it is no relation whose sides a reordering could exchange, so the opposite stands.
+#[test]
+fn an_opposite_adjective_before_a_term_is_not_cancelled_by_word_order() {
+    let v = check(
+        "Reactions that have a negative ∆G and therefore release free energy are called endergonic reactions.",
+        "Scientists call reactions that have a negative ∆G and consequently release free energy exergonic reactions.",
+    );
+    assert!(!v.agrees(), "{:?}", v.findings);
 }
