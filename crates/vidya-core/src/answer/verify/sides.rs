@@ -14,10 +14,34 @@ use super::words::{Role, Sentence, Word};
 /// Relations that hold both ways ("A binds B" is "B binds A"): exchanging their sides says
 /// the same.
 const SYMMETRIC: &[&str] = &[
-    "equal", "equals", "resemble", "resembles", "meet", "meets", "touch", "touches", "contact",
-    "contacts", "interact", "interacts", "bind", "binds", "join", "joins", "connect",
-    "connects", "match", "matches", "collide", "collides", "attract", "attracts", "repel",
-    "repels", "exchange", "exchanges",
+    "equal",
+    "equals",
+    "resemble",
+    "resembles",
+    "meet",
+    "meets",
+    "touch",
+    "touches",
+    "contact",
+    "contacts",
+    "interact",
+    "interacts",
+    "bind",
+    "binds",
+    "join",
+    "joins",
+    "connect",
+    "connects",
+    "match",
+    "matches",
+    "collide",
+    "collides",
+    "attract",
+    "attracts",
+    "repel",
+    "repels",
+    "exchange",
+    "exchanges",
 ];
 
 /// Words that open a noun phrase and are no part of its meaning here.

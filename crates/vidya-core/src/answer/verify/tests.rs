@@ -815,3 +815,12 @@ fn an_opposite_adjective_before_a_term_is_not_cancelled_by_word_order() {
     );
     assert!(!v.agrees(), "{:?}", v.findings);
 }
+
+/// Physics p. 1021: "relative to" restates "with respect to"; neither noun is a term.
+#[test]
+fn relative_to_restates_with_respect_to() {
+    assert_kept(
+        "Length contraction is the shortening of distance measured by an observer moving relative to the two points.",
+        "The shortening of distance measured by an observer moving with respect to the two points is called length contraction.",
+    );
+}

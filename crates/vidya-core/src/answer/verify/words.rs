@@ -607,6 +607,7 @@ pub fn read(text: &str) -> Sentence {
     }
     attach_units(&mut words);
     read_ordinals(&mut words);
+    read_compound_prepositions(&mut words);
     let script = counts
         .into_iter()
         .filter(|(s, _)| *s != Script::Other)
@@ -661,6 +662,29 @@ fn read_ordinals(words: &mut [Word]) {
             words[i].role = Role::Number;
             words[i].value = Some(*v);
             words[i].unit = Some("ordinal");
+        }
+    }
+}
+
+/// Prepositions of more than one word whose noun says nothing of its own: "with respect to",
+/// "relative to", "with regard to", "in terms of", "in addition to". Their noun is a function
+/// word there, so "relative to the points" restates "with respect to the points".
+fn read_compound_prepositions(words: &mut [Word]) {
+    fn at(words: &[Word], i: usize) -> Option<&str> {
+        words.get(i).map(|w| w.lower.as_str())
+    }
+    for i in 0..words.len() {
+        let after = at(words, i + 1);
+        let before = i.checked_sub(1).and_then(|p| at(words, p));
+        let compound = match words[i].lower.as_str() {
+            "relative" => after == Some("to"),
+            "respect" | "regard" => before == Some("with") && after == Some("to"),
+            "terms" => before == Some("in") && after == Some("of"),
+            "addition" => before == Some("in") && after == Some("to"),
+            _ => false,
+        };
+        if compound {
+            words[i].role = Role::Function;
         }
     }
 }
