@@ -292,14 +292,13 @@ impl Lexicon {
         // "blue" under "chromatic", "infrared" and "ultraviolet" under "invisible": as nouns
         // they are siblings).
         let (aa, ab) = (of(&sa, b'a'), of(&sb, b'a'));
-        if !self.noun_siblings(&sa, &sb, SIBLING_STEPS)
-            && aa.iter().any(|x| {
-                let near = &self.similar[*x as usize];
-                near.iter().any(|y| ab.contains(y))
-                    || ab
-                        .iter()
-                        .any(|z| self.similar[*z as usize].iter().any(|y| near.contains(y)))
-            })
+        if aa.iter().any(|x| {
+            let near = &self.similar[*x as usize];
+            near.iter().any(|y| ab.contains(y))
+                || ab
+                    .iter()
+                    .any(|z| self.similar[*z as usize].iter().any(|y| near.contains(y)))
+        }) && !self.noun_siblings(&sa, &sb, SIBLING_STEPS)
         {
             return true;
         }
