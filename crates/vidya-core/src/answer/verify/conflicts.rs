@@ -636,7 +636,7 @@ pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usiz
     out
 }
 
-/// Comparatives that say speed themselves, with their sign (true: more speed).
+/// Comparatives that say speed themselves ([`speed_sign`] gives their sign).
 const SPEED_WORDS: &[&str] = &["faster", "quicker", "slower"];
 
 /// Whether word `k` of `x` says more speed (`Some(true)`) or less (`Some(false)`): "faster",

@@ -15,7 +15,8 @@
 //! - **numbers and units**: a number the source does not give, or with another unit;
 //! - **quantifiers**: "all" for "some", "some" for "all", an "only" the source does not say;
 //! - **roles**: the two terms of a relation (agent and object, cause and effect, the sides of
-//!   a comparison) read in the other order with nothing that reverses the reading;
+//!   a comparison) read in the other order with nothing that reverses the reading, or the
+//!   phrases on the two sides of one relation verb exchanged ([`sides`]);
 //! - **hedges**: a claim the source calls disputed or proposed, stated as plain fact;
 //! - **new content**: a content word that neither the aligned sentence nor its passage has,
 //!   as a synonym, derivation or more general word ([`lexicon`]).
