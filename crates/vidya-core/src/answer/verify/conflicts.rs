@@ -612,8 +612,7 @@ pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usiz
                 .collect();
             if let Some((j, _)) = signs.iter().find(|(j, g)| {
                 *g != sign
-                    && (SPEED_WORDS.contains(&w.lower.as_str())
-                        || SPEED_WORDS.contains(&s.words[*j].lower.as_str()))
+                    && (speed_word(&w.lower).is_some() || speed_word(&s.words[*j].lower).is_some())
             }) {
                 if signs.iter().all(|(_, g)| *g != sign) {
                     out.push((i, s.words[*j].lower.clone()));
@@ -636,8 +635,13 @@ pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usiz
     out
 }
 
-/// Comparatives that say speed themselves ([`speed_sign`] gives their sign).
-const SPEED_WORDS: &[&str] = &["faster", "quicker", "slower"];
+/// Comparatives that say speed themselves, with their sign (true: more speed).
+const SPEED_WORDS: &[(&str, bool)] = &[("faster", true), ("quicker", true), ("slower", false)];
+
+/// The sign of `w` when it is one of [`SPEED_WORDS`].
+fn speed_word(w: &str) -> Option<bool> {
+    SPEED_WORDS.iter().find(|(x, _)| *x == w).map(|(_, g)| *g)
+}
 
 /// Whether word `k` of `x` says more speed (`Some(true)`) or less (`Some(false)`): "faster",
 /// "slower", or a comparative of size in the clause of a word for speed ("the speed of light
@@ -649,10 +653,8 @@ fn speed_sign(x: &Sentence, k: usize) -> Option<bool> {
     const LESS: &[&str] = &["less", "lower", "smaller"];
     const SPEED: &[&str] = &["speed", "speeds", "velocity", "velocities", "rate", "rates"];
     let w = &x.words[k];
-    match w.lower.as_str() {
-        "faster" | "quicker" => return Some(true),
-        "slower" => return Some(false),
-        _ => {}
+    if let Some(sign) = speed_word(&w.lower) {
+        return Some(sign);
     }
     let sign = if MORE.contains(&w.lower.as_str()) {
         true
@@ -791,20 +793,19 @@ fn opens_clause(w: &Word) -> bool {
 }
 
 /// Whether answer word `k` can be the relation between two terms: a verb that does not read
-/// as a noun here (after a determiner, a preposition, "have", or an adjective: "the primary
-/// tastes"), a word WordNet does not know, or an adjective said of a term, not put before
+/// as a noun here (after a determiner, a preposition, "have", an adjective, or a verb in "-ing"
+/// whose object it is: "the primary tastes", "burning coal"), a word WordNet does not know, or an adjective said of a term, not put before
 /// one ("larger than", not "a close relationship").
 fn reads_as_relation(a: &Sentence, k: usize, l: &Lexicon) -> bool {
     let w = a.words[k].lower.as_str();
     let before = k.checked_sub(1).map(|p| a.words[p].lower.as_str());
     if l.is_verb(w) {
-        // After a verb in "-ing" a noun is its object ("burning coal"), not a relation.
-        if l.is_noun(w) && before.is_some_and(|p| p.ends_with("ing") && l.is_verb(p)) {
-            return false;
-        }
         return !l.is_noun(w)
-            || before
-                .is_none_or(|p| !NOUN_AFTER.contains(&p) && (!l.is_adjective(p) || l.is_verb(p)));
+            || before.is_none_or(|p| {
+                !NOUN_AFTER.contains(&p)
+                    && (!l.is_adjective(p) || l.is_verb(p))
+                    && (!p.ends_with("ing") || !l.is_verb(p))
+            });
     }
     if !l.knows(w) {
         return true;

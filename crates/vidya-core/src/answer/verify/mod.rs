@@ -325,9 +325,6 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     } else {
         conflicts::roles(&a, &s, lex, &opposed_at)
     };
-    if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
-        eprintln!("  opposed {opposed:?} cancelled {cancelled:?}");
-    }
     for (i, src) in &opposed {
         if !cancelled.contains(i) {
             findings.push(Finding::Direction {
@@ -402,7 +399,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
                 .join(" ")
         };
         eprintln!(
-            "verify: {answer}\n  answer: {}\n  aligned {:?} ({coverage:.2}): {}\n  findings: {findings:?}",
+            "verify: {answer}\n  answer: {}\n  aligned {:?} ({coverage:.2}): {}\n  opposites {opposed:?}, cancelled by word order {cancelled:?}\n  findings: {findings:?}",
             words(&a),
             aligned.iter().map(|j| flat[*j]).collect::<Vec<_>>(),
             words(&s)
