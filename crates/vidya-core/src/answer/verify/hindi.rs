@@ -104,6 +104,16 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
             out.push(e);
             continue;
         }
+        // A unit after a number ("14 महीने"): its English unit, so that "months" for the
+        // source's "days" is a changed unit.
+        if let Some(u) = out
+            .last()
+            .and_then(|prev| numeral(prev))
+            .and_then(|_| words::unit_of(t))
+        {
+            out.push(u.to_string());
+            continue;
+        }
         if words::is_function(t) {
             continue;
         }

@@ -268,6 +268,7 @@ pub fn verify(answer: &str, sources: &[&str]) -> Verification {
 pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Verification {
     let mut a = words::read(answer);
     let mut translated = false;
+    let mut numbers_only = false;
     let passages: Vec<Vec<Sentence>> = sources
         .iter()
         .map(|p| {
@@ -280,8 +281,20 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     let source_script = passages.iter().flatten().find_map(|s| s.script);
     if a.script.is_some_and(|s| s != Script::Latin) && source_script == Some(Script::Latin) {
         let view = hindi::english_view(answer, sources);
+        if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
+            eprintln!(
+                "verify: {answer}\n  read in English ({:.2} known): {}",
+                view.known_share,
+                view.sentence.words.iter().map(|w| w.lower.as_str()).collect::<Vec<_>>().join(" ")
+            );
+        }
         if view.known_share < MIN_KNOWN_SHARE {
-            return Verification::default();
+            // Too few words read to judge what it says; its numbers can still be checked
+            // ("हर 10 से 14 महीने" where the book says "every 10 to 14 days").
+            if !view.sentence.words.iter().any(|w| w.role == words::Role::Number) {
+                return Verification::default();
+            }
+            numbers_only = true;
         }
         a = view.sentence;
         translated = true;
@@ -294,6 +307,9 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     let sentences: Vec<Sentence> = flat.iter().map(|(p, k)| passages[*p][*k].clone()).collect();
     let (aligned, coverage) = align::align(&a, &sentences, lex);
     let Some(first) = aligned.first() else {
+        if numbers_only {
+            return Verification::default();
+        }
         return Verification {
             checked: true,
             findings: a
@@ -315,6 +331,18 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         .flat_map(|j| passages[flat[*j].0].iter().cloned())
         .collect();
     let mut findings = Vec::new();
+    if numbers_only {
+        conflicts::numbers(&a, &s, &passage, &mut findings);
+        if findings.is_empty() {
+            return Verification::default();
+        }
+        return Verification {
+            aligned: aligned.iter().map(|j| flat[*j]).collect(),
+            coverage,
+            findings,
+            checked: true,
+        };
+    }
     findings.extend(conflicts::negation(&a, &s, lex, translated));
     let opposed = conflicts::opposites(&a, &s, lex);
     let opposed_at: Vec<usize> = opposed.iter().map(|(i, _)| *i).collect();

@@ -493,6 +493,27 @@ fn hindi_answers_are_read_in_english() {
     assert_eq!(kinds(&v), ["negation"]);
 }
 
+/// Biology 2e, taste: a Hindi answer with too few words the check can read in English is
+/// still checked on its numbers and their units ("महीने", months, for the book's days).
+#[test]
+fn a_hindi_answer_read_in_part_is_checked_on_its_numbers() {
+    let source = "Each taste bud’s taste cells are replaced every 10 to 14 days.";
+    let v = verify_with(
+        "हर स्वाद कलिका की स्वाद कोशिकाएँ हर 10 से 14 महीने में बदली जाती हैं।",
+        &[source],
+        None,
+    );
+    assert!(v.checked && kinds(&v).contains(&"unit"), "{v:?}");
+    // The book's own unit: too little read to judge the rest, so the check leaves it to the
+    // embedding (unchecked), and says nothing against it.
+    let v = verify_with(
+        "हर स्वाद कलिका की स्वाद कोशिकाएँ हर 10 से 14 दिन में बदली जाती हैं।",
+        &[source],
+        None,
+    );
+    assert!(!v.checked && v.findings.is_empty(), "{v:?}");
+}
+
 #[test]
 fn an_answer_about_a_sibling_term_answers_another_question() {
     let lex = lexicon();

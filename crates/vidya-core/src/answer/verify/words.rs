@@ -60,6 +60,11 @@ fn units() -> &'static HashMap<&'static str, &'static str> {
     U.get_or_init(|| UNITS.iter().copied().collect())
 }
 
+/// The unit `word` names ([`cues::UNITS`]: "days" → "day", "महीने" → "month"), if it is one.
+pub fn unit_of(word: &str) -> Option<&'static str> {
+    units().get(word).copied()
+}
+
 fn number_words() -> &'static HashMap<&'static str, f64> {
     static N: OnceLock<HashMap<&'static str, f64>> = OnceLock::new();
     N.get_or_init(|| {
