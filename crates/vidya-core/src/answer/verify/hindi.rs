@@ -37,6 +37,40 @@ fn glossary() -> &'static (HashMap<String, String>, usize) {
     })
 }
 
+/// "X की ओर" (towards X) with a place word X: the English direction adverb.
+const TOWARDS: &[(&str, &str)] = &[
+    ("अंदर", "inward"),
+    ("भीतर", "inward"),
+    ("बाहर", "outward"),
+    ("ऊपर", "upward"),
+    ("नीचे", "downward"),
+];
+
+/// The English superlative of a one-word adjective ("long" → "longest", "heavy" →
+/// "heaviest", "large" → "largest", "hot" → "hottest"); "more"/"less" give "most"/"least".
+fn superlative(adjective: &str) -> String {
+    match adjective {
+        "more" => return "most".into(),
+        "less" => return "least".into(),
+        "good" => return "best".into(),
+        "bad" => return "worst".into(),
+        _ => {}
+    }
+    let chars: Vec<char> = adjective.chars().collect();
+    let vowel = |c: char| "aeiou".contains(c);
+    match chars.as_slice() {
+        [.., 'y'] => format!("{}iest", &adjective[..adjective.len() - 1]),
+        [.., 'e'] => format!("{adjective}st"),
+        // One vowel between two consonants at the end doubles the last ("hot" → "hottest").
+        [.., a, b, c]
+            if !vowel(*a) && vowel(*b) && !vowel(*c) && !"wxy".contains(*c) && chars.len() <= 4 =>
+        {
+            format!("{adjective}{c}est")
+        }
+        _ => format!("{adjective}est"),
+    }
+}
+
 /// Reads `answer` (mostly Devanagari) as English, matching transliterated terms against the
 /// words of `sources` (their text).
 pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
@@ -57,6 +91,26 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
     let (mut content, mut known) = (0usize, 0usize);
     let mut i = 0;
     while i < tokens.len() {
+        // "सबसे लंबी" (the longest): the superlative of the direction or degree word.
+        if tokens[i] == "सबसे" {
+            if let Some(en) = tokens.get(i + 1).and_then(|t| direction.get(t.as_str())) {
+                out.push(superlative(en));
+                content += 1;
+                known += 1;
+                i += 2;
+                continue;
+            }
+        }
+        // "अंदर की ओर" (towards the inside): inward, outward, upward, downward.
+        if tokens.get(i + 1).map(String::as_str) == Some("की")
+            && tokens.get(i + 2).map(String::as_str) == Some("ओर")
+        {
+            if let Some(en) = TOWARDS.iter().find(|(h, _)| *h == tokens[i]) {
+                out.push(en.1.to_string());
+                i += 3;
+                continue;
+            }
+        }
         // The longest glossary phrase starting here (words joined by single spaces).
         let mut matched = false;
         for n in (1..=(*longest).min(tokens.len() - i)).rev() {
@@ -145,6 +199,24 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn superlatives_and_towards_read_as_english_words() {
+        assert_eq!(superlative("long"), "longest");
+        assert_eq!(superlative("heavy"), "heaviest");
+        assert_eq!(superlative("large"), "largest");
+        assert_eq!(superlative("hot"), "hottest");
+        assert_eq!(superlative("strong"), "strongest");
+        let v = english_view(
+            "फीमर शरीर की सबसे लंबी, सबसे भारी और सबसे मज़बूत हड्डी है। दर्पण अंदर की ओर मुड़ा हो",
+            &["The femur is the longest bone."],
+        );
+        let words: Vec<&str> = v.sentence.words.iter().map(|w| w.lower.as_str()).collect();
+        for w in ["longest", "heaviest", "strongest", "inward"] {
+            assert!(words.contains(&w), "{w}: {words:?}");
+        }
+        assert!(!words.contains(&"most"), "{words:?}");
+    }
 
     #[test]
     fn glossary_terms_cues_and_sounds_are_read_in_english() {

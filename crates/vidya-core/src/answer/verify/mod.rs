@@ -285,13 +285,23 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
             eprintln!(
                 "verify: {answer}\n  read in English ({:.2} known): {}",
                 view.known_share,
-                view.sentence.words.iter().map(|w| w.lower.as_str()).collect::<Vec<_>>().join(" ")
+                view.sentence
+                    .words
+                    .iter()
+                    .map(|w| w.lower.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
             );
         }
         if view.known_share < MIN_KNOWN_SHARE {
             // Too few words read to judge what it says; its numbers can still be checked
             // ("हर 10 से 14 महीने" where the book says "every 10 to 14 days").
-            if !view.sentence.words.iter().any(|w| w.role == words::Role::Number) {
+            if !view
+                .sentence
+                .words
+                .iter()
+                .any(|w| w.role == words::Role::Number)
+            {
                 return Verification::default();
             }
             numbers_only = true;

@@ -493,6 +493,32 @@ fn hindi_answers_are_read_in_english() {
     assert_eq!(kinds(&v), ["negation"]);
 }
 
+/// Physics, mirrors: "अंदर की ओर" (towards the inside) is the book's "inward", not "into"
+/// against "outward"; "सबसे लंबी" is "longest".
+#[test]
+fn hindi_towards_and_superlatives_keep_a_faithful_answer() {
+    let source = "A mirror that curves inward is called a concave mirror, whereas one that curves outward is called a convex mirror.";
+    // WordNet's "out" is a synonym of "outward", whose antonym is "inward".
+    let lex = Lexicon::parse(
+        "s\tr1\toutward|out\t\n\
+         s\tr2\tinward|in\t\n\
+         a\toutward\tinward\n\
+         a\tinward\toutward\n",
+    );
+    let v = verify_with(
+        "जो दर्पण अंदर की ओर मुड़ा हो उसे अवतल (concave) दर्पण और जो बाहर की ओर मुड़ा हो उसे उत्तल (convex) दर्पण कहते हैं।",
+        &[source],
+        Some(&lex),
+    );
+    assert!(v.agrees(), "{v:?}");
+    let v = verify_with(
+        "फीमर (femur) शरीर की सबसे लंबी हड्डी है।",
+        &["The femur is the longest bone in the body."],
+        None,
+    );
+    assert!(v.agrees(), "{v:?}");
+}
+
 /// Biology 2e, taste: a Hindi answer with too few words the check can read in English is
 /// still checked on its numbers and their units ("महीने", months, for the book's days).
 #[test]
