@@ -4,7 +4,7 @@
 //! new, or another word in the source's place.
 
 use super::lexicon::Lexicon;
-use super::words::{Role, Sentence, Word};
+use super::words::{unit_of, Role, Sentence, Word};
 
 /// How an answer word relates to a source sentence's words.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,9 +17,22 @@ pub enum Match {
     None,
 }
 
-/// True when `w` and `x` are the same word (or the same stem of three letters or more).
+/// True when `w` and `x` are the same word (or the same stem of three letters or more), or a
+/// unit's name and its symbol ("metres" and "m", "kilogram" and "kg": [`super::cues::UNITS`]).
 pub fn same_word(w: &Word, x: &Word) -> bool {
-    x.lower == w.lower || (x.stem == w.stem && x.stem.chars().count() >= 3)
+    x.lower == w.lower
+        || (x.stem == w.stem && x.stem.chars().count() >= 3)
+        || same_unit(&w.lower, &x.lower)
+}
+
+/// A unit's name and its symbol: one word of at most three letters (not the article "a"),
+/// the other longer, both naming one unit.
+fn same_unit(w: &str, x: &str) -> bool {
+    let (short, long) = if w.len() <= x.len() { (w, x) } else { (x, w) };
+    short.len() <= 3
+        && long.len() > 3
+        && short != "a"
+        && unit_of(short).is_some_and(|u| unit_of(long) == Some(u))
 }
 
 /// True when `w` and `x` are the same word ([`same_word`]) or two numbers of one value.

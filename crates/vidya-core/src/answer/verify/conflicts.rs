@@ -7,7 +7,7 @@ use super::align::{account, find, same_number, same_word, Match};
 use super::causes;
 use super::cues::{HEDGES, MODAL_HEDGES, ONLY, OPPOSITES, PARTIAL, REVERSERS, UNIVERSAL};
 use super::lexicon::Lexicon;
-use super::words::{Role, Sentence, Word};
+use super::words::{self, Role, Sentence, Word};
 use super::Finding;
 use std::collections::HashSet;
 
@@ -18,6 +18,11 @@ const NEGATING_PREFIXES: &[&str] = &["un", "in", "im", "il", "ir", "non", "non-"
 /// one is the other with a negating prefix.
 pub fn opposite(a: &Word, b: &Word, lex: Option<&Lexicon>) -> bool {
     if a.lower == b.lower || a.stem == b.stem {
+        return false;
+    }
+    // Two units are other units, not opposites ("second" and "m", which WordNet links through
+    // "minute"); a changed unit is a number's finding ([`numbers`]).
+    if words::unit_of(&a.lower).is_some() && words::unit_of(&b.lower).is_some() {
         return false;
     }
     let pair = |x: &str, y: &str| {

@@ -493,6 +493,20 @@ fn hindi_answers_are_read_in_english() {
     assert_eq!(kinds(&v), ["negation"]);
 }
 
+/// Physics, momentum: a unit's name and its symbol are one word ("kilogram metres per second"
+/// for "kg · m/s"), and two units are never opposites (WordNet links "second" and "m" through
+/// their other senses; the antonym below stands for that path).
+#[test]
+fn unit_names_restate_their_symbols() {
+    let source = "The SI unit for momentum is kg · m/s.";
+    let answer = "In SI units, momentum is measured in kilogram metres per second, written kg m/s.";
+    let v = verify_with(answer, &[source], None);
+    assert!(v.agrees(), "{v:?}");
+    let lex = Lexicon::parse("s\tx1\tsecond\t\ns\tx2\tm\t\na\tsecond\tm\na\tm\tsecond\n");
+    let v = verify_with(answer, &[source], Some(&lex));
+    assert!(v.agrees(), "{v:?}");
+}
+
 /// Physics, mirrors: "अंदर की ओर" (towards the inside) is the book's "inward", not "into"
 /// against "outward"; "सबसे लंबी" is "longest".
 #[test]
