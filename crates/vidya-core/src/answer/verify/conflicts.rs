@@ -651,15 +651,28 @@ fn speed_word(w: &str) -> Option<bool> {
 /// Whether word `k` of `x` says more speed (`Some(true)`) or less (`Some(false)`): "faster",
 /// "slower", or a comparative of size in the clause of a word for speed ("the speed of light
 /// through matter is less", "a higher rate"; the word for speed at most six words before it
-/// or two after). The same comparison as "faster"/"slower" (natural logic's monotone
+/// or two after), or a longer or shorter duration ("takes days or even weeks … much longer":
+/// slower; a word for time at most eight words before it). The same comparison as "faster"/"slower" (natural logic's monotone
 /// substitution: MacCartney and Manning 2007).
 fn speed_sign(x: &Sentence, k: usize) -> Option<bool> {
     const MORE: &[&str] = &["more", "greater", "higher", "larger", "bigger"];
     const LESS: &[&str] = &["less", "lower", "smaller"];
     const SPEED: &[&str] = &["speed", "speeds", "velocity", "velocities", "rate", "rates"];
+    // A duration compared: "takes … much longer" is slower, "takes less time" is not read.
+    const DURATION: &[(&str, bool)] = &[("longer", false), ("shorter", true)];
+    const TIME: &[&str] = &[
+        "take", "takes", "took", "taking", "time", "seconds", "minutes", "hours", "days", "weeks",
+        "months", "years",
+    ];
     let w = &x.words[k];
     if let Some(sign) = speed_word(&w.lower) {
         return Some(sign);
+    }
+    if let Some((_, sign)) = DURATION.iter().find(|(d, _)| *d == w.lower) {
+        let timed = x.words[k.saturating_sub(8)..k]
+            .iter()
+            .any(|y| y.clause == w.clause && TIME.contains(&y.lower.as_str()));
+        return timed.then_some(*sign);
     }
     let sign = if MORE.contains(&w.lower.as_str()) {
         true
@@ -997,7 +1010,21 @@ pub fn roles(
                 ));
                 return (true, cancelled);
             }
-            if ja > jb && opposed.contains(&r) {
+            // The terms in the other order excuse the opposite ("B is slower than A" for "A is
+            // faster than B"), unless a term is a word the answer repeats: then its place in
+            // the source is its first one's, which says nothing of the order ("the adaptive
+            // immune response … faster than the innate response").
+            let repeated = |i: usize| {
+                a.words
+                    .iter()
+                    .enumerate()
+                    .any(|(o, w)| o != i && same_word(w, &a.words[i]))
+            };
+            if ja > jb && opposed.contains(&r) && !repeated(ia) && !repeated(ib) {
+                debug_roles(format_args!(
+                    "other order, opposite excused: {} / {} / {}",
+                    a.words[ia].lower, a.words[r].lower, a.words[ib].lower
+                ));
                 cancelled.push(r);
             }
         }

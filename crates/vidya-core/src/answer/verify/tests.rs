@@ -493,6 +493,36 @@ fn hindi_answers_are_read_in_english() {
     assert_eq!(kinds(&v), ["negation"]);
 }
 
+/// Biology 2e, immunity: "takes … much longer" is slower, against "much faster"; the word
+/// order does not excuse it, as "response" is said twice (its place in the source is its
+/// first one's).
+#[test]
+fn a_longer_time_is_slower() {
+    let source = "The adaptive, or acquired, immune response takes days or even weeks to become established—much longer than the innate response; however, adaptive immunity is more specific to pathogens and has memory.";
+    // WordNet has "set" and "much" as nouns too: terms, whose order excused the opposite.
+    let lex = Lexicon::parse(
+        "s\tn1\tresponse\t\n\
+         s\tn2\tset\t\n\
+         s\tn3\tmuch\t\n\
+         s\ta1\tinnate\t\n\
+         s\ta2\tadaptive\t\n\
+         s\ta3\timmune\t\n\
+         s\ta4\tfast\t\n",
+    );
+    let v = verify_with(
+        "The adaptive immune response is set up much faster than the innate response.",
+        &[source],
+        Some(&lex),
+    );
+    assert!(kinds(&v).contains(&"direction"), "{v:?}");
+    let v = verify_with(
+        "The adaptive immune response is set up much slower than the innate response.",
+        &[source],
+        Some(&lex),
+    );
+    assert!(!kinds(&v).contains(&"direction"), "{v:?}");
+}
+
 /// Physics, momentum: a unit's name and its symbol are one word ("kilogram metres per second"
 /// for "kg · m/s"), and two units are never opposites (WordNet links "second" and "m" through
 /// their other senses; the antonym below stands for that path).
