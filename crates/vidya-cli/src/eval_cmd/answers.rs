@@ -177,7 +177,7 @@ pub(super) fn answers(tutor: &Tutor, args: &EvalArgs, opts: &TutorOptions) -> Re
             out!("  answered: {a}");
         }
     }
-    out!("supported = share of the model's answers whose every statement is supported by a cited source (re-checked); unsupp.shown = statements shown without support (must be 0); cited pg = a cited page holds the answer; mention = a must-mention phrase appears; removed = invented or unsupported sentences removed; cites fix = citations Vidya attached or corrected; ttft in ms");
+    out!("supported = share of the model's answers whose every statement is supported by a cited source (re-checked); unsupp.shown = statements shown without support (must be 0); cited pg = a cited page holds the answer; mention = a must-mention phrase appears; removed = invented or unsupported sentences removed; cites fix = citations Vidya attached or corrected; ttft and first word (the first word the student sees) in ms");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -46,6 +46,12 @@ const TOWARDS: &[(&str, &str)] = &[
     ("नीचे", "downward"),
 ];
 
+/// The degree words of [`cues::HI_DIRECTION`] (in English) that have a superlative.
+const GRADABLE: &[&str] = &[
+    "more", "less", "large", "small", "high", "low", "hot", "cold", "long", "short", "heavy",
+    "light", "strong", "weak", "fast", "slow",
+];
+
 /// The English superlative of a one-word adjective ("long" → "longest", "heavy" →
 /// "heaviest", "large" → "largest", "hot" → "hottest"); "more"/"less" give "most"/"least".
 fn superlative(adjective: &str) -> String {
@@ -91,9 +97,14 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
     let (mut content, mut known) = (0usize, 0usize);
     let mut i = 0;
     while i < tokens.len() {
-        // "सबसे लंबी" (the longest): the superlative of the direction or degree word.
+        // "सबसे लंबी" (the longest): the superlative of the degree word ("सबसे पहले", first of
+        // all, is no superlative of "before").
         if tokens[i] == "सबसे" {
-            if let Some(en) = tokens.get(i + 1).and_then(|t| direction.get(t.as_str())) {
+            if let Some(en) = tokens
+                .get(i + 1)
+                .and_then(|t| direction.get(t.as_str()))
+                .filter(|en| GRADABLE.contains(en))
+            {
                 out.push(superlative(en));
                 content += 1;
                 known += 1;
@@ -216,6 +227,10 @@ mod tests {
             assert!(words.contains(&w), "{w}: {words:?}");
         }
         assert!(!words.contains(&"most"), "{words:?}");
+        // "सबसे पहले" (first of all) keeps its words.
+        let v = english_view("सबसे पहले पानी गर्म होता है", &["Water is heated first."]);
+        let words: Vec<&str> = v.sentence.words.iter().map(|w| w.lower.as_str()).collect();
+        assert!(words.contains(&"before"), "{words:?}");
     }
 
     #[test]
