@@ -652,8 +652,8 @@ fn speed_word(w: &str) -> Option<bool> {
 /// "slower", or a comparative of size in the clause of a word for speed ("the speed of light
 /// through matter is less", "a higher rate"; the word for speed at most six words before it
 /// or two after), or a longer or shorter duration ("takes days or even weeks … much longer":
-/// slower; a word for time at most eight words before it). The same comparison as "faster"/"slower" (natural logic's monotone
-/// substitution: MacCartney and Manning 2007).
+/// slower; a word for time at most eight words before it). The same comparison as
+/// "faster"/"slower" (natural logic's monotone substitution: MacCartney and Manning 2007).
 fn speed_sign(x: &Sentence, k: usize) -> Option<bool> {
     const MORE: &[&str] = &["more", "greater", "higher", "larger", "bigger"];
     const LESS: &[&str] = &["less", "lower", "smaller"];
