@@ -812,8 +812,9 @@ fn opens_clause(w: &Word) -> bool {
 
 /// Whether answer word `k` can be the relation between two terms: a verb that does not read
 /// as a noun here (after a determiner, a preposition, "have", an adjective, or a verb in "-ing"
-/// whose object it is: "the primary tastes", "burning coal"), a word WordNet does not know, or an adjective said of a term, not put before
-/// one ("larger than", not "a close relationship").
+/// whose object it is: "the primary tastes", "burning coal"), a word WordNet does not know, or
+/// an adjective said of a term, not put before one ("larger than", not "a close
+/// relationship").
 fn reads_as_relation(a: &Sentence, k: usize, l: &Lexicon) -> bool {
     let w = a.words[k].lower.as_str();
     let before = k.checked_sub(1).map(|p| a.words[p].lower.as_str());
@@ -1034,7 +1035,7 @@ pub fn roles(
 
 /// With `VIDYA_DEBUG_VERIFY` set: which rule read the answer's roles as swapped (on stderr).
 pub(super) fn debug_roles(note: std::fmt::Arguments) {
-    if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
+    if super::debugging() {
         eprintln!("  roles ({note})");
     }
 }

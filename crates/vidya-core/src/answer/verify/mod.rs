@@ -258,6 +258,11 @@ pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> boo
     })
 }
 
+/// True with `VIDYA_DEBUG_VERIFY` set: the check prints how it read each sentence (on stderr).
+pub(super) fn debugging() -> bool {
+    std::env::var_os("VIDYA_DEBUG_VERIFY").is_some()
+}
+
 /// Checks `answer` (one sentence, citation marks removed) against `sources` (the passages the
 /// model was given), with this installation's lexicon ([`Lexicon::get`]).
 pub fn verify(answer: &str, sources: &[&str]) -> Verification {
@@ -269,6 +274,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     let mut a = words::read(answer);
     let mut translated = false;
     let mut numbers_only = false;
+    let debug = debugging();
     let passages: Vec<Vec<Sentence>> = sources
         .iter()
         .map(|p| {
@@ -281,7 +287,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     let source_script = passages.iter().flatten().find_map(|s| s.script);
     if a.script.is_some_and(|s| s != Script::Latin) && source_script == Some(Script::Latin) {
         let view = hindi::english_view(answer, sources);
-        if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
+        if debug {
             eprintln!(
                 "verify: {answer}\n  read in English ({:.2} known): {}",
                 view.known_share,
@@ -428,7 +434,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
             findings.push(Finding::Negation);
         }
     }
-    if std::env::var_os("VIDYA_DEBUG_VERIFY").is_some() {
+    if debug {
         let words = |x: &Sentence| {
             x.words
                 .iter()
