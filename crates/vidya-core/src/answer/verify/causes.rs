@@ -9,12 +9,15 @@
 //! clauses, so that long causes and effects are compared too.
 
 use super::align::{account, same_word, Match};
+use super::lexicon::Lexicon;
+use super::swaps::{is_comparative, COMPARING};
 use super::words::{Role, Sentence};
 
 /// Connectives with the effect before them ("B because A", "B, since A", "B due to A"); at
 /// the start of a sentence the cause comes first ("Because A, B").
 pub const EFFECT_FIRST: &[&str] = &["because", "since", "due"];
-/// Connectives with the cause before them ("A, so B", "A; therefore B", "A leads to B").
+/// Connectives with the cause before them ("A, so B", "A; therefore B", "A leads to B", "A
+/// makes B congested", "A limits B", "A is the reason B").
 const CAUSE_FIRST: &[&str] = &[
     "so",
     "therefore",
@@ -26,6 +29,11 @@ const CAUSE_FIRST: &[&str] = &[
     "leads",
     "lead",
     "results",
+    "makes",
+    "make",
+    "limits",
+    "limit",
+    "reason",
 ];
 /// Conditions, read only where a sentence has no connective above: "B if A", "B when A",
 /// "If A, B".
@@ -35,7 +43,7 @@ pub const CONDITIONS: &[&str] = &["if", "when", "whenever"];
 /// `Some(false)` effect, `None` the connective itself. `None` overall when the sentence has
 /// no causal connective or more than one (which cause goes with which effect is then
 /// unclear).
-fn sides(x: &Sentence) -> Option<Vec<Option<bool>>> {
+fn sides(x: &Sentence, lex: Option<&Lexicon>) -> Option<Vec<Option<bool>>> {
     let w = &x.words;
     let is_connective = |k: usize, list: &[&str]| {
         let word = w[k].lower.as_str();
@@ -55,6 +63,27 @@ fn sides(x: &Sentence) -> Option<Vec<Option<bool>>> {
             "results" => w.get(k + 1).is_some_and(|n| n.lower == "in"),
             "leads" | "lead" => w.get(k + 1).is_some_and(|n| n.lower == "to"),
             "cause" => k > 0 && w[k - 1].role == Role::Content,
+            // The verb after its subject ("A makes B"), not "makes up" or "make sure".
+            "makes" | "make" => {
+                k > 0
+                    && w[k - 1].role == Role::Content
+                    && w.get(k + 1)
+                        .is_some_and(|n| n.lower != "up" && n.lower != "sure")
+            }
+            // The verb ("A limits B", "the factor that limits B"), not the noun ("the limits
+            // of").
+            "limits" | "limit" => {
+                k > 0
+                    && (w[k - 1].role == Role::Content
+                        || matches!(w[k - 1].lower.as_str(), "that" | "which"))
+                    && w.get(k + 1).is_some_and(|n| n.lower != "of")
+            }
+            // "A is the (main) reason (for) B"; not "the reason B happens is A".
+            "reason" => w[..k]
+                .iter()
+                .rev()
+                .take(3)
+                .any(|x| matches!(x.lower.as_str(), "is" | "are" | "was" | "were")),
             _ => true,
         }
     };
@@ -69,6 +98,7 @@ fn sides(x: &Sentence) -> Option<Vec<Option<bool>>> {
         [c] => (*c, EFFECT_FIRST.contains(&w[*c].lower.as_str())),
         [] => match find(CONDITIONS).as_slice() {
             [c] => (*c, true),
+            [] => return correlative(x, lex),
             _ => return None,
         },
         _ => return None,
@@ -102,14 +132,54 @@ fn sides(x: &Sentence) -> Option<Vec<Option<bool>>> {
     Some(out)
 }
 
+/// The sides of a correlative comparison, "the more massive the merry-go-round is, the slower
+/// it accelerates": the clause that opens with "the" and a comparative is the cause, the next
+/// such clause (and what follows it) the effect. `None` without two such clauses.
+fn correlative(x: &Sentence, lex: Option<&Lexicon>) -> Option<Vec<Option<bool>>> {
+    let w = &x.words;
+    let opens = |k: usize| {
+        w[k].lower == "the"
+            && (k == 0 || w[k - 1].clause != w[k].clause)
+            && w.get(k + 1).is_some_and(|n| is_comparative(n, lex))
+    };
+    let mut at = (0..w.len()).filter(|&k| opens(k));
+    let (first, second) = (at.next()?, at.next()?);
+    let (cause, effect) = (w[first].clause, w[second].clause);
+    // Where the effect clause speaks of the cause clause's subject by a pronoun ("the more
+    // massive the merry-go-round is, the slower it accelerates"), that subject belongs to
+    // both sides: only the comparison ("more massive") is the cause.
+    let shared = w
+        .iter()
+        .any(|y| y.clause == effect && matches!(y.lower.as_str(), "it" | "they"));
+    let comparison_end = if COMPARING.contains(&w[first + 1].lower.as_str()) {
+        first + 2
+    } else {
+        first + 1
+    };
+    Some(
+        w.iter()
+            .enumerate()
+            .map(|(k, y)| {
+                if y.clause == cause && (!shared || k <= comparison_end) {
+                    Some(true)
+                } else if y.clause >= effect {
+                    Some(false)
+                } else {
+                    None
+                }
+            })
+            .collect(),
+    )
+}
+
 /// True when the answer sentence `a` gives as its effect what source sentence `s` gives as a
 /// cause: more of the content words on the answer's effect side are found (the same word, a
 /// synonym or a derivation) on the source's cause side than on its effect side, at least one,
 /// and the answer's cause side has a word placed in the source too. Words found on both
 /// sides of the source say nothing and are skipped. `false` when either sentence has no
 /// single causal connective.
-pub fn reversed(a: &Sentence, s: &Sentence, lex: Option<&super::lexicon::Lexicon>) -> bool {
-    let (Some(a_sides), Some(s_sides)) = (sides(a), sides(s)) else {
+pub fn reversed(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
+    let (Some(a_sides), Some(s_sides)) = (sides(a, lex), sides(s, lex)) else {
         return false;
     };
     let matches = account(a, s, lex);
@@ -143,4 +213,33 @@ pub fn reversed(a: &Sentence, s: &Sentence, lex: Option<&super::lexicon::Lexicon
     // conditions made the cause of another ("the eyeball becomes elongated because the focus
     // falls in front of the retina" where both are conditions of myopia).
     effect[1] >= 1 && effect[1] > effect[0] && cause[0] + cause[1] >= 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::words::read;
+    use super::sides;
+
+    /// The cause and effect words of a sentence, as `sides` places them.
+    fn placed(text: &str) -> (Vec<String>, Vec<String>) {
+        let x = read(text);
+        let sides = sides(&x, None).expect("one causal connective");
+        let (mut cause, mut effect) = (Vec::new(), Vec::new());
+        for (w, side) in x.words.iter().zip(sides) {
+            match side {
+                Some(true) => cause.push(w.lower.clone()),
+                Some(false) => effect.push(w.lower.clone()),
+                None => {}
+            }
+        }
+        (cause, effect)
+    }
+
+    #[test]
+    fn makes_puts_the_cause_first_but_makes_up_is_no_connective() {
+        let (cause, effect) = placed("Congested nasal passages make flavor weaker.");
+        assert_eq!(cause, ["congested", "nasal", "passages"]);
+        assert_eq!(effect, ["flavor", "weaker"]);
+        assert!(sides(&read("Water makes up most of the cell."), None).is_none());
+    }
 }

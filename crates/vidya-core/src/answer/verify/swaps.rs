@@ -301,11 +301,11 @@ pub fn letter_swapped(a: &Sentence, s: &Sentence) -> Option<Finding> {
 }
 
 /// Words that make a comparison of the word after them ("more massive", "less dense").
-const COMPARING: &[&str] = &["more", "less", "fewer"];
+pub(super) const COMPARING: &[&str] = &["more", "less", "fewer"];
 
 /// A comparative: "more"/"less"/"fewer", or an adjective or adverb in "-er" whose base form
 /// WordNet knows ("bigger" → "big", "greater" → "great"; not "water", "layer").
-fn is_comparative(w: &Word, lex: Option<&Lexicon>) -> bool {
+pub(super) fn is_comparative(w: &Word, lex: Option<&Lexicon>) -> bool {
     COMPARING.contains(&w.lower.as_str())
         || (w.lower.ends_with("er")
             && lex.is_some_and(|l| l.is_adjective(&w.lower))

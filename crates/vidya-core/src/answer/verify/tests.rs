@@ -92,6 +92,9 @@ fn lexicon() -> Lexicon {
          s\tn53\tgenerator\t\n\
          s\ta60\texergonic\t\n\
          s\ta61\tendergonic\t\n\
+         s\ta62\tnasal\t\n\
+         s\tn60\tperception\t\n\
+         s\tn61\tpassage\t\n\
          a\texergonic\tendergonic\n\
          a\tendergonic\texergonic\n",
     )
@@ -300,6 +303,56 @@ fn cause_and_effect_reversed_across_clauses_are_rejected() {
     assert_kept(
         "Myopia occurs when the eyeball is elongated and the image focus falls in front of the \
          retina.",
+        source,
+    );
+}
+
+#[test]
+fn cause_and_effect_reversed_through_makes_reason_and_the_more_are_rejected() {
+    // OpenStax Biology 2e, 36.3: a condition ("if") made the effect of its own effect.
+    let source =
+        "A person's perception of flavor is reduced if they have congested nasal passages.";
+    let v = check(
+        "A reduced perception of flavour makes a person's nasal passages congested.",
+        source,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    assert_kept(
+        "Congested nasal passages make a person's perception of flavor reduced.",
+        source,
+    );
+    // OpenStax Biology 2e, 46.2: "A … limits B" read against "B is the reason A".
+    let source = "The low efficiency of energy transfer between trophic levels is usually the \
+                  major factor that limits the length of food chains.";
+    let v = check(
+        "The length of food chains is the main reason for the low efficiency of energy \
+         transfer between trophic levels.",
+        source,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    let v = check(
+        "The length of food chains limits the efficiency of energy transfer between trophic \
+         levels.",
+        source,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    assert_kept(
+        "The low efficiency of energy transfer between trophic levels limits the length of food \
+         chains.",
+        source,
+    );
+    // OpenStax College Physics 10.3: "the more A, the B" puts the cause first.
+    let source = "Furthermore, the more massive the merry-go-round is, the slower it \
+                  accelerates for the same torque.";
+    let v = check(
+        "A merry-go-round becomes more massive because it accelerates more slowly for the same \
+         torque.",
+        source,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    assert_kept(
+        "A merry-go-round accelerates more slowly for the same torque because it is more \
+         massive.",
         source,
     );
 }
