@@ -703,7 +703,19 @@ pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> O
                     let sides = (likened(a, i), likened(a, j));
                     sides != (None, None) && sides == (likened(s, p), likened(s, q))
                 };
-                if p > q && !compared() {
+                // "a long funnel shape and little smell" for "little smell and a long funnel
+                // shape": each word moved with the term it describes, which keeps the sense
+                // (not where both describe one word: "phloem conducting cells" for "xylem
+                // conducting cells").
+                fn next_term(x: &Sentence, k: usize) -> Option<&Word> {
+                    x.words.get(k + 1).filter(|n| n.role == Role::Content)
+                }
+                let carried = |k: usize, o: usize| matches!((next_term(a, k), next_term(s, o)), (Some(x), Some(y)) if same_word(x, y));
+                let distinct = match (next_term(a, i), next_term(a, j)) {
+                    (Some(x), Some(y)) => !same_word(x, y),
+                    _ => false,
+                };
+                if p > q && !compared() && !(distinct && carried(i, p) && carried(j, q)) {
                     return Some(Finding::Direction {
                         answer: w.lower.clone(),
                         source: v.lower.clone(),

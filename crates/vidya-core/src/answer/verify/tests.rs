@@ -968,3 +968,38 @@ fn relative_to_restates_with_respect_to() {
         "The shortening of distance measured by an observer moving with respect to the two points is called length contraction.",
     );
 }
+
+/// Two opposites in the other order are a swap ("a fast pump and a slow channel" for "a slow
+/// pump and a fast channel"), unless each moved with the word it describes.
+#[test]
+fn opposites_moved_with_their_terms_are_no_swap() {
+    let lex = Lexicon::parse(
+        "s\ta1\tslow\t\n\
+         s\ta2\tfast\t\n\
+         a\tslow\tfast\n\
+         a\tfast\tslow\n\
+         s\tn1\tpump\t\n\
+         s\tn2\tchannel\t\n\
+         s\tn3\tmembrane\t\n",
+    );
+    let source = "The membrane has a slow pump and a fast channel.";
+    let v = verify_with(
+        "The membrane has a fast pump and a slow channel.",
+        &[source],
+        Some(&lex),
+    );
+    assert!(kinds(&v).contains(&"direction"), "{v:?}");
+    let v = verify_with(
+        "The membrane has a fast channel and a slow pump.",
+        &[source],
+        Some(&lex),
+    );
+    assert!(v.agrees(), "{v:?}");
+    // Both describe one word: which pump is which is what the sentence says.
+    let v = verify_with(
+        "A fast pump opens before a slow pump.",
+        &["A slow pump opens before a fast pump."],
+        Some(&lex),
+    );
+    assert!(kinds(&v).contains(&"direction"), "{v:?}");
+}
