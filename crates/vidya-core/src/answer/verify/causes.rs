@@ -16,6 +16,9 @@ use super::words::{Role, Sentence};
 /// Connectives with the effect before them ("B because A", "B, since A", "B due to A"); at
 /// the start of a sentence the cause comes first ("Because A, B").
 pub const EFFECT_FIRST: &[&str] = &["because", "since", "due"];
+/// Connectives with the effect before them that only this module reads, in their phrase:
+/// "B as a result of A" ("result in" puts the cause first, so the word alone says nothing).
+const EFFECT_FIRST_PHRASES: &[&str] = &["result"];
 /// Connectives with the cause before them ("A, so B", "A; therefore B", "A leads to B", "A
 /// makes B congested", "A limits B", "A is the reason B").
 const CAUSE_FIRST: &[&str] = &[
@@ -34,6 +37,7 @@ const CAUSE_FIRST: &[&str] = &[
     "limits",
     "limit",
     "reason",
+    "why",
 ];
 /// Conditions, read only where a sentence has no connective above: "B if A", "B when A",
 /// "If A, B".
@@ -60,13 +64,21 @@ fn sides(x: &Sentence, lex: Option<&Lexicon>) -> Option<Vec<Option<bool>>> {
                     && w.get(k + 1).is_none_or(|n| n.lower != "that")
             }
             "due" => w.get(k + 1).is_some_and(|n| n.lower == "to"),
+            // "B as a result of A"; "As a result, B" leaves its cause in another sentence.
+            "result" => {
+                k >= 2
+                    && w[k - 1].lower == "a"
+                    && w[k - 2].lower == "as"
+                    && w.get(k + 1).is_some_and(|n| n.lower == "of")
+            }
             "results" => w.get(k + 1).is_some_and(|n| n.lower == "in"),
             "leads" | "lead" => w.get(k + 1).is_some_and(|n| n.lower == "to"),
             "cause" => k > 0 && w[k - 1].role == Role::Content,
             // The verb after its subject ("A makes B"), not "makes up" or "make sure".
             "makes" | "make" => {
                 k > 0
-                    && w[k - 1].role == Role::Content
+                    && (w[k - 1].role == Role::Content
+                        || matches!(w[k - 1].lower.as_str(), "what" | "that" | "which"))
                     && w.get(k + 1)
                         .is_some_and(|n| n.lower != "up" && n.lower != "sure")
             }
@@ -78,6 +90,8 @@ fn sides(x: &Sentence, lex: Option<&Lexicon>) -> Option<Vec<Option<bool>>> {
                         || matches!(w[k - 1].lower.as_str(), "that" | "which"))
                     && w.get(k + 1).is_some_and(|n| n.lower != "of")
             }
+            // "A, which is why B"; not "why B happens".
+            "why" => k > 0 && matches!(w[k - 1].lower.as_str(), "is" | "was"),
             // "A is the (main) reason (for) B"; not "the reason B happens is A".
             "reason" => w[..k]
                 .iter()
@@ -92,10 +106,17 @@ fn sides(x: &Sentence, lex: Option<&Lexicon>) -> Option<Vec<Option<bool>>> {
     };
     let strong: Vec<usize> = find(EFFECT_FIRST)
         .into_iter()
+        .chain(find(EFFECT_FIRST_PHRASES))
         .chain(find(CAUSE_FIRST))
         .collect();
     let (c, effect_first) = match strong.as_slice() {
-        [c] => (*c, EFFECT_FIRST.contains(&w[*c].lower.as_str())),
+        [c] => {
+            let word = w[*c].lower.as_str();
+            (
+                *c,
+                EFFECT_FIRST.contains(&word) || EFFECT_FIRST_PHRASES.contains(&word),
+            )
+        }
         [] => match find(CONDITIONS).as_slice() {
             [c] => (*c, true),
             [] => return correlative(x, lex),
@@ -241,5 +262,24 @@ mod tests {
         assert_eq!(cause, ["congested", "nasal", "passages"]);
         assert_eq!(effect, ["flavor", "weaker"]);
         assert!(sides(&read("Water makes up most of the cell."), None).is_none());
+        // "is what makes": the cause before it, as "which is why".
+        let (cause, effect) = placed("The charge is what makes the groups repel.");
+        assert_eq!(cause, ["the", "charge", "is", "what"]);
+        assert_eq!(effect, ["the", "groups", "repel"]);
+        let (cause, effect) = placed("The wire gains energy, which is why wires get hot.");
+        assert_eq!(cause, ["the", "wire", "gains", "energy", "which", "is"]);
+        assert_eq!(effect, ["wires", "get", "hot"]);
+    }
+
+    #[test]
+    fn as_a_result_of_puts_the_effect_first_but_result_in_is_no_connective() {
+        let (cause, effect) =
+            placed("The heart muscle is asymmetrical as a result of the distance blood travels.");
+        assert_eq!(
+            effect,
+            ["the", "heart", "muscle", "is", "asymmetrical", "as", "a"]
+        );
+        assert_eq!(cause, ["of", "the", "distance", "blood", "travels"]);
+        assert!(sides(&read("The discovery would result in a new physics."), None).is_none());
     }
 }
