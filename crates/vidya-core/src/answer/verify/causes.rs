@@ -1,7 +1,8 @@
 //! Cause and effect reversed across whole clauses: "neutrinos interact weakly because they
 //! leave the Sun in two seconds" where the book says "neutrinos carry their energy out of the
 //! Sun in two seconds, because they interact so weakly". Each sentence is cut at its one
-//! causal connective into a cause side and an effect side; the answer is rejected when what it
+//! causal connective (or the two halves of a correlative comparison, "the more A, the B")
+//! into a cause side and an effect side; the answer is rejected when what it
 //! gives as the effect is on the book's cause side (a reversal, or one of the book's
 //! conditions made the cause of another).
 //!
@@ -46,7 +47,9 @@ pub const CONDITIONS: &[&str] = &["if", "when", "whenever"];
 /// Which side of a sentence's causal connective each word is on: `Some(true)` cause,
 /// `Some(false)` effect, `None` the connective itself. `None` overall when the sentence has
 /// no causal connective or more than one (which cause goes with which effect is then
-/// unclear).
+/// unclear); a sentence with no connective and no condition is read as a correlative
+/// comparison ([`correlative`]) if it is one. `lex` tells comparatives ("slower") from other
+/// "-er" words.
 fn sides(x: &Sentence, lex: Option<&Lexicon>) -> Option<Vec<Option<bool>>> {
     let w = &x.words;
     let is_connective = |k: usize, list: &[&str]| {
