@@ -691,9 +691,12 @@ fn speed_sign(x: &Sentence, k: usize) -> Option<bool> {
 /// anterior sacs … out of the posterior" for "from the posterior … out of the anterior").
 pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<Finding> {
     let pos = |x: &Sentence, w: &Word| x.words.iter().position(|y| same_word(w, y));
+    // Two words the answer says twice each have no one order to compare ("meiosis and
+    // mitosis …, and meiosis evolved from mitosis": both orders are there).
+    let repeated = |w: &Word| a.words.iter().filter(|y| same_word(w, y)).count() > 1;
     for (i, w) in a.words.iter().enumerate() {
         for (j, v) in a.words.iter().enumerate().skip(i + 1) {
-            if !opposite(w, v, lex) {
+            if !opposite(w, v, lex) || (repeated(w) && repeated(v)) {
                 continue;
             }
             if let (Some(p), Some(q)) = (pos(s, w), pos(s, v)) {

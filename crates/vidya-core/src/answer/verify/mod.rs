@@ -404,6 +404,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
             swaps::replaced_beside_run(&a, &s, &sentences, lex)
                 .or_else(|| swaps::superlative_elsewhere(&a, &s, &sentences, lex))
                 .or_else(|| swaps::letter_swapped(&a, &s))
+                .or_else(|| swaps::self_coordinated(&a, &s))
                 .or_else(|| swaps::definition_given_to_sibling(&a, &sentences, lex)),
         );
     }

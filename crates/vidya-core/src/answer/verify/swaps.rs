@@ -12,7 +12,9 @@
 //!   says "static friction is greater than the kinetic friction";
 //! - **a definition given to its sibling**: "accuracy refers to the ability of a measurement to
 //!   generate the same or similar results" where the book says it of precision, and names the
-//!   two together elsewhere ("its accuracy and its precision").
+//!   two together elsewhere ("its accuracy and its precision");
+//! - **a term joined to itself**: "Meiosis and meiosis share obvious cellular processes" where
+//!   the aligned sentence says "Meiosis and mitosis".
 //!
 //! All are the "swapped term" edit of natural-logic inference (MacCartney and Manning 2007):
 //! an exclusion between two terms of the same kind. Seen in answers of Qwen2.5-Coder-0.5B
@@ -310,6 +312,45 @@ pub(super) fn is_comparative(w: &Word, lex: Option<&Lexicon>) -> bool {
         || (w.lower.ends_with("er")
             && lex.is_some_and(|l| l.is_adjective(&w.lower))
             && inflected(w, lex))
+}
+
+/// A term joined to itself ("Meiosis and meiosis share obvious cellular processes") where the
+/// aligned sentence joins it to another term ("Meiosis and mitosis share …"): the other term
+/// was swapped for a copy of the first. Nothing when the aligned sentence has the term joined
+/// to itself too.
+pub fn self_coordinated(a: &Sentence, s: &Sentence) -> Option<Finding> {
+    let joined = |x: &Sentence, k: usize| -> Option<(usize, usize)> {
+        let (w, n) = (x.words.get(k)?, x.words.get(k + 2)?);
+        (w.role == Role::Content
+            && n.role == Role::Content
+            && matches!(x.words[k + 1].lower.as_str(), "and" | "or"))
+        .then_some((k, k + 2))
+    };
+    for i in 0..a.words.len() {
+        let Some((p, q)) = joined(a, i) else { continue };
+        if !same_word(&a.words[p], &a.words[q]) {
+            continue;
+        }
+        let term = &a.words[p];
+        let mut other = None;
+        for j in 0..s.words.len() {
+            let Some((x, y)) = joined(s, j) else { continue };
+            let (sx, sy) = (&s.words[x], &s.words[y]);
+            if same_word(sx, term) && same_word(sy, term) {
+                return None;
+            }
+            if same_word(sx, term) != same_word(sy, term) && other.is_none() {
+                other = Some(if same_word(sx, term) { sy } else { sx });
+            }
+        }
+        if let Some(o) = other {
+            return Some(Finding::SwappedTerm {
+                answer: term.lower.clone(),
+                source: o.lower.clone(),
+            });
+        }
+    }
+    None
 }
 
 /// A comparison said of the side the source compares against: the answer says "X is

@@ -1003,3 +1003,21 @@ fn opposites_moved_with_their_terms_are_no_swap() {
     );
     assert!(kinds(&v).contains(&"direction"), "{v:?}");
 }
+
+/// OpenStax Biology 2e, 11.2 (a held-out answer at stop 48): "mitosis" swapped for a second
+/// "meiosis", a term joined to itself.
+#[test]
+fn a_term_joined_to_itself_for_two_terms_is_a_swap() {
+    let source = "Meiosis and mitosis share obvious cellular processes, and it makes sense that \
+                  meiosis evolved from mitosis.";
+    let v = check(
+        "Meiosis and meiosis share obvious cellular processes, and it makes sense that meiosis \
+         evolved from mitosis.",
+        source,
+    );
+    assert!(kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+    assert_kept(
+        "Meiosis and mitosis share cellular processes, and meiosis evolved from mitosis.",
+        source,
+    );
+}
