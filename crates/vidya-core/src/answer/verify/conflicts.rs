@@ -691,12 +691,15 @@ fn speed_sign(x: &Sentence, k: usize) -> Option<bool> {
 /// anterior sacs … out of the posterior" for "from the posterior … out of the anterior").
 pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<Finding> {
     let pos = |x: &Sentence, w: &Word| x.words.iter().position(|y| same_word(w, y));
-    // Two words the answer says twice each have no one order to compare ("meiosis and
-    // mitosis …, and meiosis evolved from mitosis": both orders are there).
-    let repeated = |w: &Word| a.words.iter().filter(|y| same_word(w, y)).count() > 1;
+    // The content word right after word `k`: what an adjective there describes.
+    fn next_term(x: &Sentence, k: usize) -> Option<&Word> {
+        x.words.get(k + 1).filter(|n| n.role == Role::Content)
+    }
     for (i, w) in a.words.iter().enumerate() {
         for (j, v) in a.words.iter().enumerate().skip(i + 1) {
-            if !opposite(w, v, lex) || (repeated(w) && repeated(v)) {
+            // Two words the answer says twice each have no one order to compare ("meiosis and
+            // mitosis …, and meiosis evolved from mitosis": both orders are there).
+            if !opposite(w, v, lex) || (said_twice(a, w) && said_twice(a, v)) {
                 continue;
             }
             if let (Some(p), Some(q)) = (pos(s, w), pos(s, v)) {
@@ -710,14 +713,14 @@ pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> O
                 // shape": each word moved with the term it describes, which keeps the sense
                 // (not where both describe one word: "phloem conducting cells" for "xylem
                 // conducting cells").
-                fn next_term(x: &Sentence, k: usize) -> Option<&Word> {
-                    x.words.get(k + 1).filter(|n| n.role == Role::Content)
-                }
-                let carried = |k: usize, o: usize| matches!((next_term(a, k), next_term(s, o)), (Some(x), Some(y)) if same_word(x, y));
-                let distinct = match (next_term(a, i), next_term(a, j)) {
-                    (Some(x), Some(y)) => !same_word(x, y),
-                    _ => false,
+                let carried = |k: usize, o: usize| {
+                    next_term(a, k)
+                        .zip(next_term(s, o))
+                        .is_some_and(|(x, y)| same_word(x, y))
                 };
+                let distinct = next_term(a, i)
+                    .zip(next_term(a, j))
+                    .is_some_and(|(x, y)| !same_word(x, y));
                 if p > q && !compared() && !(distinct && carried(i, p) && carried(j, q)) {
                     return Some(Finding::Direction {
                         answer: w.lower.clone(),
@@ -728,6 +731,11 @@ pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> O
         }
     }
     None
+}
+
+/// True when `x` has word `w` ([`same_word`]) more than once: its place in `x` is not one place.
+fn said_twice(x: &Sentence, w: &Word) -> bool {
+    x.words.iter().filter(|y| same_word(w, y)).count() > 1
 }
 
 /// Each answer clause with the source clause it restates (the one holding most of its words;
@@ -1030,13 +1038,11 @@ pub fn roles(
             // faster than B"), unless a term is a word the answer repeats: then its place in
             // the source is its first one's, which says nothing of the order ("the adaptive
             // immune response … faster than the innate response").
-            let repeated = |i: usize| {
-                a.words
-                    .iter()
-                    .enumerate()
-                    .any(|(o, w)| o != i && same_word(w, &a.words[i]))
-            };
-            if ja > jb && opposed.contains(&r) && !repeated(ia) && !repeated(ib) {
+            if ja > jb
+                && opposed.contains(&r)
+                && !said_twice(a, &a.words[ia])
+                && !said_twice(a, &a.words[ib])
+            {
                 debug_roles(format_args!(
                     "other order, opposite excused: {} / {} / {}",
                     a.words[ia].lower, a.words[r].lower, a.words[ib].lower
