@@ -248,6 +248,14 @@ impl Lexicon {
             .any(|s| matches!(self.pos[*s as usize], b'a' | b's'))
     }
 
+    /// True when `word` has one meaning in WordNet and it is a noun ("microtubule", "DNA"): a
+    /// term of a field, not an everyday word a small model picks to reword ("stretch",
+    /// "share", "sits" have several meanings each).
+    pub fn is_single_sense_noun(&self, word: &str) -> bool {
+        let s = self.synsets(word);
+        s.len() == 1 && self.pos[s[0] as usize] == b'n'
+    }
+
     /// True when WordNet knows `word` (lower case, any inflection).
     pub fn knows(&self, word: &str) -> bool {
         !self.base_forms(word).is_empty()

@@ -43,8 +43,8 @@ use lexicon::Lexicon;
 use serde::{Deserialize, Serialize};
 use words::Sentence;
 
-/// Least coverage of the aligned sentence(s) at which plain new words (known to the lexicon,
-/// at most [`MAX_REWORDED`]) are taken for a rewording rather than new content.
+/// Least coverage of the aligned sentence(s) at which plain new words (known to the lexicon
+/// and not a noun of one meaning, at most [`MAX_REWORDED`]) are taken for a rewording rather than new content.
 pub const REWORDING_COVERAGE: f32 = 0.7;
 
 /// Most plain new words a sentence may have and still be read as a rewording. Tuned on the
@@ -411,6 +411,8 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     // One or two plain words the sources do not have, in a sentence that says nothing else
     // against them, are a small model's rewording ("a stretch of DNA" for "a sequence of
     // DNA"; "the share of 14C … the same as" for "the percentage of 14C … equals"): kept.
+    // Plain: WordNet knows it, and not as a noun of one meaning, a term of the field
+    // ("microtubules" for "actin filaments" is a swap, not a rewording).
     let new_terms = findings
         .iter()
         .filter(|f| matches!(f, Finding::NewTerm { .. }))
@@ -419,10 +421,15 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         && findings.len() == new_terms
         && coverage >= REWORDING_COVERAGE
         && findings.iter().all(|f| match f {
-            Finding::NewTerm { term } => lex.is_some_and(|l| l.knows(term)),
+            Finding::NewTerm { term } => {
+                lex.is_some_and(|l| l.knows(term) && !l.is_single_sense_noun(term))
+            }
             _ => false,
         })
     {
+        if std::env::var_os("VIDYA_DEBUG_EXCUSED").is_some() {
+            eprintln!("EXCUSED\t{answer}\t{findings:?}");
+        }
         findings.clear();
     }
     // A sentence that restates the answer nearly as well may deny what the answer says

@@ -95,6 +95,9 @@ fn lexicon() -> Lexicon {
          s\ta62\tnasal\t\n\
          s\tn60\tperception\t\n\
          s\tn61\tpassage\t\n\
+         s\tn70\tmicrotubule\t\n\
+         s\tn71\tband\t\n\
+         s\tv71\tband\t\n\
          a\texergonic\tendergonic\n\
          a\tendergonic\texergonic\n",
     )
@@ -486,6 +489,26 @@ fn two_plain_words_of_a_rewording_are_kept_and_three_are_new_content() {
         source,
     );
     assert_eq!(kinds(&v), ["new_term", "new_term", "new_term"]);
+}
+
+#[test]
+fn a_term_of_one_meaning_is_never_a_rewording() {
+    // OpenStax Biology 2e 10.2. "microtubule" has one meaning in WordNet, a noun: a term of
+    // the field put in "actin filaments"' place, not an everyday word picked to reword.
+    let source = "A contractile ring composed of actin filaments forms just inside the plasma \
+                  membrane at the former metaphase plate.";
+    let v = check(
+        "A contractile ring made of microtubules forms just inside the plasma membrane at the \
+         former metaphase plate.",
+        source,
+    );
+    assert_eq!(kinds(&v), ["new_term"], "{:?}", v.findings);
+    // "band" is a noun and a verb: a word a model may pick to reword.
+    assert_kept(
+        "A contractile band of actin filaments forms just inside the plasma membrane at the \
+         former metaphase plate.",
+        source,
+    );
 }
 
 #[test]
