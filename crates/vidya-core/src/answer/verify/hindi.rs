@@ -37,6 +37,11 @@ fn glossary() -> &'static (HashMap<String, String>, usize) {
     })
 }
 
+/// True when `token` (folded: [`fold`]) is one of `list`'s words, folded the same way.
+fn folded_in(list: &[&str], token: &str) -> bool {
+    list.iter().any(|w| fold(w) == token)
+}
+
 /// "X की ओर" (towards X) with a place word X: the English direction adverb.
 const TOWARDS: &[(&str, &str)] = &[
     ("अंदर", "inward"),
@@ -92,7 +97,12 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
         .filter(|t| !t.trim().is_empty())
         .map(fold)
         .collect();
-    let direction: HashMap<&str, &str> = cues::HI_DIRECTION.iter().copied().collect();
+    // The cue lists are written as Hindi is typed ("बढ़ता", "तेज़"); the answer's tokens are
+    // folded (nukta and candrabindu folded, as the glossary's keys are), so the lists are too.
+    let direction: HashMap<String, &str> = cues::HI_DIRECTION
+        .iter()
+        .map(|(h, en)| (fold(h), *en))
+        .collect();
     let mut out: Vec<String> = Vec::new();
     let (mut content, mut known) = (0usize, 0usize);
     let mut i = 0;
@@ -150,17 +160,17 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
             out.push(format!("{v}"));
             continue;
         }
-        let english = if cues::is_in(cues::HI_NEGATORS, t) {
+        let english = if folded_in(cues::HI_NEGATORS, t) {
             Some("not".to_string())
-        } else if cues::is_in(cues::HI_UNIVERSAL, t) {
+        } else if folded_in(cues::HI_UNIVERSAL, t) {
             Some("all".into())
-        } else if cues::is_in(cues::HI_PARTIAL, t) {
+        } else if folded_in(cues::HI_PARTIAL, t) {
             Some("some".into())
-        } else if cues::is_in(cues::HI_ONLY, t) {
+        } else if folded_in(cues::HI_ONLY, t) {
             Some("only".into())
         } else if let Some(en) = direction.get(t) {
             Some(en.to_string())
-        } else if let Some((_, v)) = cues::HI_NUMBER_WORDS.iter().find(|(w, _)| *w == t) {
+        } else if let Some((_, v)) = cues::HI_NUMBER_WORDS.iter().find(|(w, _)| fold(w) == t) {
             Some(format!("{v}"))
         } else {
             None
@@ -194,6 +204,8 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
             if let Some(w) = devanagari_key(t).and_then(|k| by_sound.get(&k)) {
                 out.push(w.clone());
                 known += 1;
+            } else if super::debugging() {
+                eprintln!("  unread Hindi word: {t}");
             }
         }
     }
@@ -231,6 +243,19 @@ mod tests {
         let v = english_view("सबसे पहले पानी गर्म होता है", &["Water is heated first."]);
         let words: Vec<&str> = v.sentence.words.iter().map(|w| w.lower.as_str()).collect();
         assert!(words.contains(&"before"), "{words:?}");
+    }
+
+    #[test]
+    fn cue_words_typed_with_a_nukta_are_read() {
+        // "बढ़ती" (increases) and "बड़े" (large) are typed with a nukta; the answer's tokens
+        // are folded without it.
+        let v = english_view(
+            "बड़े अणुओं की गति बढ़ती है।",
+            &["The speed of large molecules increases."],
+        );
+        let words: Vec<&str> = v.sentence.words.iter().map(|w| w.lower.as_str()).collect();
+        assert!(words.contains(&"increase"), "{words:?}");
+        assert!(words.contains(&"large"), "{words:?}");
     }
 
     #[test]

@@ -44,7 +44,8 @@ use serde::{Deserialize, Serialize};
 use words::Sentence;
 
 /// Least coverage of the aligned sentence(s) at which plain new words (known to the lexicon
-/// and not a noun of one meaning, at most [`MAX_REWORDED`]) are taken for a rewording rather than new content.
+/// and not a noun of one meaning, at most [`MAX_REWORDED`]) are taken for a rewording rather
+/// than new content.
 pub const REWORDING_COVERAGE: f32 = 0.7;
 
 /// Most plain new words a sentence may have and still be read as a rewording. Tuned on the
@@ -427,8 +428,8 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
             _ => false,
         })
     {
-        if std::env::var_os("VIDYA_DEBUG_EXCUSED").is_some() {
-            eprintln!("EXCUSED\t{answer}\t{findings:?}");
+        if debug {
+            eprintln!("  excused as a rewording: {findings:?}");
         }
         findings.clear();
     }
