@@ -152,6 +152,37 @@ pub fn same_number(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
 }
 
+/// Least share of each sentence's words that the longest run of words the two have in the
+/// same order (their longest common subsequence) must hold for [`copies`].
+pub const COPY_SHARE: f32 = 0.9;
+
+/// True when answer `a` copies source sentence `s`: their longest common subsequence of words
+/// (each word matched as [`same_word`]) holds at least [`COPY_SHARE`] of the words of each, so
+/// only punctuation, a word or two, or an inflection differ ("An object's mass m does not
+/// change, but its weight mg can." for "An object’s mass m does not change but its weight mg
+/// can."). Longest common subsequence by dynamic programming, O(|a|·|s|) word comparisons.
+pub fn copies(a: &Sentence, s: &Sentence) -> bool {
+    let (n, m) = (a.words.len(), s.words.len());
+    if n == 0 || m == 0 {
+        return false;
+    }
+    let mut row = vec![0usize; m + 1];
+    for w in &a.words {
+        let mut diagonal = 0;
+        for (j, x) in s.words.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if same_word(w, x) {
+                diagonal + 1
+            } else {
+                above.max(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    let common = row[m] as f32;
+    common >= COPY_SHARE * n as f32 && common >= COPY_SHARE * m as f32
+}
+
 /// Indexes of `sources` other than `aligned` that restate the answer nearly as well: coverage
 /// at least [`RIVAL_COVERAGE`] and within [`RIVAL_MARGIN`] of the aligned sentence's.
 pub fn rivals(

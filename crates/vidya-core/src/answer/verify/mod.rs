@@ -434,8 +434,9 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         findings.clear();
     }
     // A sentence that restates the answer nearly as well may deny what the answer says
-    // ("filaments do not shorten" beside "sarcomeres shorten as the filaments slide").
-    if findings.is_empty() && !translated {
+    // ("filaments do not shorten" beside "sarcomeres shorten as the filaments slide"); not
+    // when the answer copies the sentence it is aligned to: it says what the book says there.
+    if findings.is_empty() && !translated && !align::copies(&a, &s) {
         let denied = align::rivals(&a, &sentences, &aligned, coverage, lex)
             .into_iter()
             .any(|j| conflicts::negated_predicate(&a, &sentences[j], lex));

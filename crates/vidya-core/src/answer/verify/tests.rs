@@ -96,6 +96,9 @@ fn lexicon() -> Lexicon {
          s\tn60\tperception\t\n\
          s\tn61\tpassage\t\n\
          s\tn70\tmicrotubule\t\n\
+         s\tv80\tchange|alter\t\n\
+         s\tn80\tmass\t\n\
+         s\tn81\tweight\t\n\
          s\tn71\tband\t\n\
          s\tv71\tband\t\n\
          a\texergonic\tendergonic\n\
@@ -508,6 +511,37 @@ fn a_term_of_one_meaning_is_never_a_rewording() {
         "A contractile band of actin filaments forms just inside the plasma membrane at the \
          former metaphase plate.",
         source,
+    );
+}
+
+#[test]
+fn a_sentence_that_denies_the_answer_rejects_it_unless_the_answer_copies_the_book() {
+    // After OpenStax College Physics 5.1: the second sentence restates the first one's words
+    // and says they change.
+    let sources = [
+        "An object's mass m does not change but its weight mg can. Where matter is \
+                    added, an object's mass m and its weight mg both change.",
+    ];
+    let lex = lexicon();
+    let v = verify_with(
+        "An object's mass m does not change, but its weight mg can.",
+        &sources,
+        Some(&lex),
+    );
+    assert!(
+        v.agrees(),
+        "a copy of the book's sentence: {:?}",
+        v.findings
+    );
+    let v = verify_with(
+        "An object's mass m cannot really change even where its weight mg does.",
+        &sources,
+        Some(&lex),
+    );
+    assert_eq!(
+        kinds(&v),
+        ["negation"],
+        "a rewording the other sentence denies"
     );
 }
 
