@@ -721,7 +721,11 @@ pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> O
                 let distinct = next_term(a, i)
                     .zip(next_term(a, j))
                     .is_some_and(|(x, y)| !same_word(x, y));
-                if p > q && !compared() && !(distinct && carried(i, p) && carried(j, q)) {
+                if p > q
+                    && !compared()
+                    && !(distinct && carried(i, p) && carried(j, q))
+                    && !moved_with_their_clauses(a, s, (i, j), (p, q))
+                {
                     return Some(Finding::Direction {
                         answer: w.lower.clone(),
                         source: v.lower.clone(),
@@ -731,6 +735,62 @@ pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> O
         }
     }
     None
+}
+
+/// Words that join two contrasted clauses of one sentence ("small instruments make high-pitch
+/// sounds, while larger instruments make low-pitch sounds").
+const CONTRASTS: &[&str] = &["while", "whereas", "but", "although", "though", "however"];
+
+/// Which part of `x` word `k` stands in: parts are split at [`CONTRASTS`].
+fn part_of(x: &Sentence, k: usize) -> usize {
+    x.words[..k]
+        .iter()
+        .filter(|w| CONTRASTS.contains(&w.lower.as_str()))
+        .count()
+}
+
+/// True when two opposites (answer words `i` and `j`, source words `p` and `q`) each moved with
+/// the contrasted clause they stand in: the answer puts them in different parts ([`part_of`]),
+/// as the source does, and each answer part has a content word found only in its own
+/// opposite's part of the source and none found only in the other's ("Larger instruments like
+/// the tuba make low-pitch sounds, whereas small ones like the piccolo make high-pitch sounds"
+/// for "Small instruments, such as a piccolo, make high-pitch sounds, while larger
+/// instruments, such as a tuba, make low-pitch sounds": the clauses changed places, each
+/// keeping what it says).
+fn moved_with_their_clauses(
+    a: &Sentence,
+    s: &Sentence,
+    (i, j): (usize, usize),
+    (p, q): (usize, usize),
+) -> bool {
+    let (ai, aj, sp, sq) = (part_of(a, i), part_of(a, j), part_of(s, p), part_of(s, q));
+    if ai == aj || sp == sq {
+        return false;
+    }
+    let content = |x: &Sentence, part: usize| -> Vec<usize> {
+        (0..x.words.len())
+            .filter(|&k| x.words[k].role == Role::Content && part_of(x, k) == part)
+            .collect()
+    };
+    let only_in = |own: usize, other: usize| -> Vec<&Word> {
+        let theirs = content(s, other);
+        content(s, own)
+            .into_iter()
+            .filter(|&k| !theirs.iter().any(|&o| same_word(&s.words[k], &s.words[o])))
+            .map(|k| &s.words[k])
+            .collect()
+    };
+    let kept = |part: usize, own: &[&Word], other: &[&Word]| {
+        let words = content(a, part);
+        let has = |list: &[&Word]| {
+            words
+                .iter()
+                .any(|&k| list.iter().any(|x| same_word(&a.words[k], x)))
+        };
+        has(own) && !has(other)
+    };
+    let (p_only, q_only) = (only_in(sp, sq), only_in(sq, sp));
+    kept(ai, &p_only, &q_only) && kept(aj, &q_only, &p_only)
 }
 
 /// True when `x` has word `w` ([`same_word`]) more than once: its place in `x` is not one place.
@@ -990,6 +1050,11 @@ pub fn roles(
                 let Some(c0) = (0..lo).find(|&j| causal(&s.words[j])) else {
                     continue;
                 };
+                // A term the source says twice has no one place that puts it in or out of the
+                // cause clause ("… make high-pitch sounds, while … make low-pitch sounds").
+                if said_twice(s, &s.words[ja]) || said_twice(s, &s.words[jb]) {
+                    continue;
+                }
                 let in_cause = |j: usize| s.words[j].clause == s.words[c0].clause;
                 if in_cause(ja) == in_cause(jb) {
                     continue;

@@ -546,6 +546,25 @@ fn a_sentence_that_denies_the_answer_rejects_it_unless_the_answer_copies_the_boo
 }
 
 #[test]
+fn contrasted_clauses_that_change_places_keep_their_sense() {
+    // OpenStax College Physics 17.2.
+    let source = "Small instruments, such as a piccolo, typically make high-pitch sounds, while \
+                  larger instruments, such as a tuba, typically make low-pitch sounds.";
+    assert_kept(
+        "Larger instruments like the tuba typically make low-pitch sounds, whereas small \
+         instruments like the piccolo typically make high-pitch sounds.",
+        source,
+    );
+    // The same two clauses with the sizes exchanged.
+    let v = check(
+        "Small instruments like the tuba typically make low-pitch sounds, whereas larger \
+         instruments like the piccolo typically make high-pitch sounds.",
+        source,
+    );
+    assert!(!v.agrees(), "sizes exchanged");
+}
+
+#[test]
 fn a_definition_given_to_a_sibling_term_is_a_swap() {
     // OpenStax College Physics 1.3; a graded answer said this of accuracy.
     let sources = [
