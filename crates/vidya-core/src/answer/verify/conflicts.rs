@@ -1376,7 +1376,11 @@ fn same_kind(a: &Word, b: &Word, lex: Option<&Lexicon>) -> bool {
         .count();
     let common_prefix = x.bytes().zip(y.bytes()).take_while(|(p, q)| p == q).count();
     let shorter = x.len().min(y.len());
-    // A shared part of four letters or more, and a different part of two or more on each side.
+    // A shared part of four letters or more, and a different part of two or more on each side;
+    // or a shared beginning and ending around a different middle of two letters or more
+    // ("conduction"/"convection", "reflection"/"refraction", "transcription"/"translation").
+    let middle = |z: &str| z.len().saturating_sub(common_prefix + common_suffix);
     (common_suffix >= 4 && shorter - common_suffix >= 1 && common_prefix < 2)
         || (common_prefix >= 4 && shorter - common_prefix >= 3 && common_suffix < 3)
+        || (common_prefix >= 3 && common_suffix >= 4 && middle(x) >= 2 && middle(y) >= 2)
 }

@@ -96,6 +96,8 @@ fn lexicon() -> Lexicon {
          s\tn60\tperception\t\n\
          s\tn61\tpassage\t\n\
          s\tn70\tmicrotubule\t\n\
+         s\tn82\tconvection\t\n\
+         s\tn83\tconvection\t\n\
          s\tv80\tchange|alter\t\n\
          s\tn80\tmass\t\n\
          s\tn81\tweight\t\n\
@@ -562,6 +564,20 @@ fn contrasted_clauses_that_change_places_keep_their_sense() {
         source,
     );
     assert!(!v.agrees(), "sizes exchanged");
+}
+
+#[test]
+fn a_term_with_another_middle_is_a_swap() {
+    // OpenStax College Physics 14.5. "convection" has two meanings in WordNet (so it could pass
+    // as a rewording) and no WordNet kind in common with "conduction".
+    let source = "Heat transferred between the electric burner of a stove and the bottom of a pan \
+                  is transferred by conduction.";
+    let v = check(
+        "Heat transferred between the electric burner of a stove and the bottom of a pan is \
+         transferred by convection.",
+        source,
+    );
+    assert_eq!(kinds(&v), ["swapped_term"], "{:?}", v.findings);
 }
 
 #[test]
