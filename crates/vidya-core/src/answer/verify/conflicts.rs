@@ -721,11 +721,10 @@ pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> O
                 let distinct = next_term(a, i)
                     .zip(next_term(a, j))
                     .is_some_and(|(x, y)| !same_word(x, y));
-                if p > q
-                    && !compared()
-                    && !(distinct && carried(i, p) && carried(j, q))
-                    && !moved_with_their_clauses(a, s, (i, j), (p, q))
-                {
+                let kept_their_sense = compared()
+                    || (distinct && carried(i, p) && carried(j, q))
+                    || moved_with_their_clauses(a, s, (i, j), (p, q));
+                if p > q && !kept_their_sense {
                     return Some(Finding::Direction {
                         answer: w.lower.clone(),
                         source: v.lower.clone(),
