@@ -721,10 +721,12 @@ pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> O
                 let distinct = next_term(a, i)
                     .zip(next_term(a, j))
                     .is_some_and(|(x, y)| !same_word(x, y));
-                let kept_their_sense = compared()
-                    || (distinct && carried(i, p) && carried(j, q))
-                    || moved_with_their_clauses(a, s, (i, j), (p, q));
-                if p > q && !kept_their_sense {
+                let kept_their_sense = || {
+                    compared()
+                        || (distinct && carried(i, p) && carried(j, q))
+                        || moved_with_their_clauses(a, s, (i, j), (p, q))
+                };
+                if p > q && !kept_their_sense() {
                     return Some(Finding::Direction {
                         answer: w.lower.clone(),
                         source: v.lower.clone(),
@@ -740,16 +742,24 @@ pub fn swapped_opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> O
 /// sounds, while larger instruments make low-pitch sounds").
 const CONTRASTS: &[&str] = &["while", "whereas", "but", "although", "though", "however"];
 
-/// Which part of `x` word `k` stands in: parts are split at [`CONTRASTS`].
-fn part_of(x: &Sentence, k: usize) -> usize {
-    x.words[..k]
+/// Which part of `x` each word stands in: parts are split at [`CONTRASTS`] (a contrast word
+/// ends the part before it).
+fn parts(x: &Sentence) -> Vec<usize> {
+    let mut part = 0;
+    x.words
         .iter()
-        .filter(|w| CONTRASTS.contains(&w.lower.as_str()))
-        .count()
+        .map(|w| {
+            let here = part;
+            if CONTRASTS.contains(&w.lower.as_str()) {
+                part += 1;
+            }
+            here
+        })
+        .collect()
 }
 
 /// True when two opposites (answer words `i` and `j`, source words `p` and `q`) each moved with
-/// the contrasted clause they stand in: the answer puts them in different parts ([`part_of`]),
+/// the contrasted clause they stand in: the answer puts them in different parts ([`parts`]),
 /// as the source does, and each answer part has a content word found only in its own
 /// opposite's part of the source and none found only in the other's ("Larger instruments like
 /// the tuba make low-pitch sounds, whereas small ones like the piccolo make high-pitch sounds"
@@ -762,25 +772,26 @@ fn moved_with_their_clauses(
     (i, j): (usize, usize),
     (p, q): (usize, usize),
 ) -> bool {
-    let (ai, aj, sp, sq) = (part_of(a, i), part_of(a, j), part_of(s, p), part_of(s, q));
+    let (a_parts, s_parts) = (parts(a), parts(s));
+    let (ai, aj, sp, sq) = (a_parts[i], a_parts[j], s_parts[p], s_parts[q]);
     if ai == aj || sp == sq {
         return false;
     }
-    let content = |x: &Sentence, part: usize| -> Vec<usize> {
+    // The content words of one part of `x`.
+    let content = |x: &'_ Sentence, of: &[usize], part: usize| -> Vec<usize> {
         (0..x.words.len())
-            .filter(|&k| x.words[k].role == Role::Content && part_of(x, k) == part)
+            .filter(|&k| x.words[k].role == Role::Content && of[k] == part)
             .collect()
     };
-    let only_in = |own: usize, other: usize| -> Vec<&Word> {
-        let theirs = content(s, other);
-        content(s, own)
-            .into_iter()
-            .filter(|&k| !theirs.iter().any(|&o| same_word(&s.words[k], &s.words[o])))
-            .map(|k| &s.words[k])
+    let (in_p, in_q) = (content(s, &s_parts, sp), content(s, &s_parts, sq));
+    let only_in = |own: &[usize], theirs: &[usize]| -> Vec<&Word> {
+        own.iter()
+            .filter(|&&k| !theirs.iter().any(|&o| same_word(&s.words[k], &s.words[o])))
+            .map(|&k| &s.words[k])
             .collect()
     };
     let kept = |part: usize, own: &[&Word], other: &[&Word]| {
-        let words = content(a, part);
+        let words = content(a, &a_parts, part);
         let has = |list: &[&Word]| {
             words
                 .iter()
@@ -788,7 +799,7 @@ fn moved_with_their_clauses(
         };
         has(own) && !has(other)
     };
-    let (p_only, q_only) = (only_in(sp, sq), only_in(sq, sp));
+    let (p_only, q_only) = (only_in(&in_p, &in_q), only_in(&in_q, &in_p));
     kept(ai, &p_only, &q_only) && kept(aj, &q_only, &p_only)
 }
 
