@@ -37,9 +37,43 @@ fn glossary() -> &'static (HashMap<String, String>, usize) {
     })
 }
 
-/// True when `token` (folded: [`fold`]) is one of `list`'s words, folded the same way.
-fn folded_in(list: &[&str], token: &str) -> bool {
-    list.iter().any(|w| fold(w) == token)
+/// The Hindi cue words, folded as the answer's tokens are ([`fold`]: the lists are written as
+/// Hindi is typed, "बढ़ता", "तेज़", and folding drops the nukta), read once per process.
+struct Cues {
+    /// [`cues::HI_DIRECTION`]: the English direction or degree word.
+    direction: HashMap<String, &'static str>,
+    /// Every cue word with its English: negators "not", quantifiers "all"/"some"/"only",
+    /// direction and degree words, number words as numerals; the first list that has a word
+    /// decides, in that order.
+    english: HashMap<String, String>,
+}
+
+fn hindi_cues() -> &'static Cues {
+    static C: OnceLock<Cues> = OnceLock::new();
+    C.get_or_init(|| {
+        let direction: HashMap<String, &'static str> = cues::HI_DIRECTION
+            .iter()
+            .map(|(h, en)| (fold(h), *en))
+            .collect();
+        let mut english: HashMap<String, String> = HashMap::new();
+        for (list, en) in [
+            (cues::HI_NEGATORS, "not"),
+            (cues::HI_UNIVERSAL, "all"),
+            (cues::HI_PARTIAL, "some"),
+            (cues::HI_ONLY, "only"),
+        ] {
+            for w in list {
+                english.entry(fold(w)).or_insert_with(|| en.to_string());
+            }
+        }
+        for (h, en) in cues::HI_DIRECTION {
+            english.entry(fold(h)).or_insert_with(|| en.to_string());
+        }
+        for (h, v) in cues::HI_NUMBER_WORDS {
+            english.entry(fold(h)).or_insert_with(|| format!("{v}"));
+        }
+        Cues { direction, english }
+    })
 }
 
 /// "X की ओर" (towards X) with a place word X: the English direction adverb.
@@ -97,12 +131,7 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
         .filter(|t| !t.trim().is_empty())
         .map(fold)
         .collect();
-    // The cue lists are written as Hindi is typed ("बढ़ता", "तेज़"); the answer's tokens are
-    // folded (nukta and candrabindu folded, as the glossary's keys are), so the lists are too.
-    let direction: HashMap<String, &str> = cues::HI_DIRECTION
-        .iter()
-        .map(|(h, en)| (fold(h), *en))
-        .collect();
+    let Cues { direction, english } = hindi_cues();
     let mut out: Vec<String> = Vec::new();
     let (mut content, mut known) = (0usize, 0usize);
     let mut i = 0;
@@ -160,23 +189,8 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
             out.push(format!("{v}"));
             continue;
         }
-        let english = if folded_in(cues::HI_NEGATORS, t) {
-            Some("not".to_string())
-        } else if folded_in(cues::HI_UNIVERSAL, t) {
-            Some("all".into())
-        } else if folded_in(cues::HI_PARTIAL, t) {
-            Some("some".into())
-        } else if folded_in(cues::HI_ONLY, t) {
-            Some("only".into())
-        } else if let Some(en) = direction.get(t) {
-            Some(en.to_string())
-        } else if let Some((_, v)) = cues::HI_NUMBER_WORDS.iter().find(|(w, _)| fold(w) == t) {
-            Some(format!("{v}"))
-        } else {
-            None
-        };
-        if let Some(e) = english {
-            out.push(e);
+        if let Some(e) = english.get(t) {
+            out.push(e.clone());
             continue;
         }
         // A unit after a number ("14 महीने"): its English unit, so that "months" for the
