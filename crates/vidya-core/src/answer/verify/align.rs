@@ -57,17 +57,23 @@ pub fn find(w: &Word, s: &Sentence, lex: Option<&Lexicon>) -> Match {
 /// take "conditions" where the answer also says "conditions").
 pub fn account(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<Match> {
     let mut used = vec![false; s.words.len()];
-    let mut out: Vec<Match> = a
-        .words
-        .iter()
-        .map(|w| match s.words.iter().position(|x| same_word(w, x)) {
-            Some(i) => {
-                used[i] = true;
-                Match::Same(i)
-            }
-            None => Match::None,
-        })
-        .collect();
+    let mut out: Vec<Match> = Vec::with_capacity(a.words.len());
+    for w in &a.words {
+        let unused = s
+            .words
+            .iter()
+            .enumerate()
+            .position(|(i, x)| !used[i] && same_word(w, x));
+        out.push(
+            match unused.or_else(|| s.words.iter().position(|x| same_word(w, x))) {
+                Some(i) => {
+                    used[i] = true;
+                    Match::Same(i)
+                }
+                None => Match::None,
+            },
+        );
+    }
     for (k, w) in a.words.iter().enumerate() {
         if out[k] == Match::None && w.role == Role::Content {
             out[k] = find_unused(w, s, lex, &used);

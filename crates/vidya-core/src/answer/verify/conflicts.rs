@@ -1284,7 +1284,10 @@ pub fn terms(
         if w.role != Role::Content || skip.contains(&i) || matches[i] != Match::None {
             continue;
         }
-        if let Some((_, x)) = dropped.iter().find(|(_, x)| same_kind(w, x, lex)) {
+        if let Some((_, x)) = dropped
+            .iter()
+            .find(|(_, x)| same_kind(w, x, lex) && !narrows(&w.lower, &x.lower))
+        {
             findings.push(Finding::SwappedTerm {
                 answer: w.lower.clone(),
                 source: x.lower.clone(),
@@ -1302,6 +1305,7 @@ pub fn terms(
         if let Some(x) = substituted(a, s, i, &matches, &dropped)
             .filter(|_| in_sources)
             .filter(|x| !lex.is_some_and(|l| l.same_meaning(&w.lower, x)))
+            .filter(|x| !narrows(&w.lower, x))
         {
             findings.push(Finding::SwappedTerm {
                 answer: w.lower.clone(),
@@ -1393,4 +1397,17 @@ fn same_kind(a: &Word, b: &Word, lex: Option<&Lexicon>) -> bool {
     (common_suffix >= 4 && shorter - common_suffix >= 1 && common_prefix < 2)
         || (common_prefix >= 4 && shorter - common_prefix >= 3 && common_suffix < 3)
         || (common_prefix >= 3 && common_suffix >= 4 && middle(x) >= 2 && middle(y) >= 2)
+}
+
+/// True when answer word `a` is source word `b` with a head that narrows it
+/// ("exoenzymes" for "enzymes", "phospholipids" for "lipids"): a more specific name for the
+/// same thing, not another term of its kind. A negating head ("nonpolar", "antibodies")
+/// makes another term.
+fn narrows(a: &str, b: &str) -> bool {
+    b.chars().count() >= 5
+        && a.strip_suffix(b).is_some_and(|head| {
+            head.chars().count() >= 2
+                && !NEGATING_PREFIXES.contains(&head)
+                && !["anti", "counter", "de"].contains(&head)
+        })
 }

@@ -8,7 +8,7 @@
 //! of the answer it could read ([`EnglishView::known_share`]).
 
 use super::cues;
-use super::words::{self, numeral, Sentence};
+use super::words::{self, numeral, Role, Sentence, Word};
 use crate::retrieve::query::{devanagari_key, fold, latin_key, table, GLOSSARY};
 use crate::text::script::{script_of, Script};
 use std::collections::HashMap;
@@ -126,9 +126,11 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
         .filter(|w| w.len() >= 5 && w.is_ascii())
         .map(|w| (latin_key(w), w.to_lowercase()))
         .collect();
+    // Hyphens are left out, so that a pair joined by one ("माता-पिता", parents) is read as
+    // its glossary phrase.
     let tokens: Vec<String> = answer
         .split_word_bounds()
-        .filter(|t| !t.trim().is_empty())
+        .filter(|t| !t.trim().is_empty() && *t != "-")
         .map(fold)
         .collect();
     let Cues { direction, english } = hindi_cues();
@@ -233,6 +235,44 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
     }
 }
 
+/// Hindi verbs of conversion, as folded word beginnings ("बदलता", "परिवर्तित करता").
+const HI_CONVERTS: &[&str] = &["बदल", "परिवर्तित"];
+
+/// The two sides of a Hindi conversion, "A को B में बदलता है" (converts A into B), each read
+/// in English ([`english_view`]). A is the run of words before
+/// "को" up to a function word or punctuation; B the words between "को" and "में", which
+/// stands at most three words before the verb. Returns (A, B) as their English content
+/// words; `None` when the answer converts nothing.
+pub fn conversion(answer: &str, sources: &[&str]) -> Option<(Vec<Word>, Vec<Word>)> {
+    let tokens: Vec<String> = answer
+        .split_word_bounds()
+        .filter(|t| !t.trim().is_empty())
+        .map(fold)
+        .collect();
+    let verbs: Vec<String> = HI_CONVERTS.iter().map(|v| fold(v)).collect();
+    let v = tokens
+        .iter()
+        .position(|t| verbs.iter().any(|p| t.starts_with(p.as_str())))?;
+    let into = (0..v).rev().take(3).find(|i| tokens[*i] == "में")?;
+    let marker = (0..into).rev().find(|i| tokens[*i] == "को")?;
+    let start = (0..marker)
+        .rev()
+        .take_while(|i| {
+            let t = tokens[*i].as_str();
+            t.chars().any(char::is_alphanumeric) && !words::is_function(t)
+        })
+        .last()?;
+    let read = |from: usize, to: usize| -> Vec<Word> {
+        english_view(&tokens[from..to].join(" "), sources)
+            .sentence
+            .words
+            .into_iter()
+            .filter(|w| w.role == Role::Content)
+            .collect()
+    };
+    Some((read(start, marker), read(marker + 1, into)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +297,19 @@ mod tests {
         let v = english_view("सबसे पहले पानी गर्म होता है", &["Water is heated first."]);
         let words: Vec<&str> = v.sentence.words.iter().map(|w| w.lower.as_str()).collect();
         assert!(words.contains(&"before"), "{words:?}");
+    }
+
+    #[test]
+    fn verb_forms_of_increase_and_decrease_are_read() {
+        for (hi, en) in [
+            ("उम्र बढ़ने के साथ", "increase"),
+            ("तापमान घटने पर", "decrease"),
+            ("दाब बढ़ाने से", "increase"),
+        ] {
+            let v = english_view(hi, &["The pressure rises."]);
+            let words: Vec<&str> = v.sentence.words.iter().map(|w| w.lower.as_str()).collect();
+            assert!(words.contains(&en), "{hi}: {words:?}");
+        }
     }
 
     #[test]

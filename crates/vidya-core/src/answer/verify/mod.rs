@@ -378,7 +378,15 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
             });
         }
     }
+    // "A को B में बदलता है" (converts A into B) where the source converts B into A: Hindi's
+    // word order hides who becomes what from [`conflicts::roles`].
+    let reversed_conversion = translated
+        && hindi::conversion(answer, sources).is_some_and(|(af, ai)| {
+            sides::conversion(&s)
+                .is_some_and(|(sf, si)| sides::conversion_reversed((&af, &ai), (&sf, &si)))
+        });
     if swapped_roles
+        || reversed_conversion
         || (!translated
             && (conflicts::crossed_clauses(&a, &s, lex)
                 || sides::exchanged(&a, &s, lex)

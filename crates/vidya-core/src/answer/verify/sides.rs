@@ -110,3 +110,97 @@ pub fn exchanged(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
     }
     false
 }
+
+/// English verbs of conversion whose object turns "into" something ("converts mechanical
+/// energy into electrical energy", "is changed into"), as word beginnings.
+const CONVERTS: &[&str] = &["convert", "chang", "transform", "turn"];
+
+/// The two sides of a conversion in `x`: what is converted and what it becomes, as content
+/// words. Active ("converts A into B": A between the verb and "into") or passive ("A is
+/// converted into B": A before the verb). `None` when `x` converts nothing.
+pub fn conversion(x: &Sentence) -> Option<(Vec<Word>, Vec<Word>)> {
+    let is_verb = |w: &Word| CONVERTS.iter().any(|p| w.lower.starts_with(p));
+    for (k, into) in x.words.iter().enumerate() {
+        if into.lower != "into" {
+            continue;
+        }
+        let clause = into.clause;
+        let Some(q) = (0..k)
+            .rev()
+            .take_while(|p| x.words[*p].clause == clause)
+            .find(|p| is_verb(&x.words[*p]))
+        else {
+            continue;
+        };
+        let between: Vec<&Word> = x.words[q + 1..k]
+            .iter()
+            .filter(|w| w.role == Role::Content)
+            .collect();
+        let from = if between.is_empty() {
+            // Passive: the phrase before the verb and its auxiliaries ("is", "are being").
+            let end = (0..q)
+                .rev()
+                .take_while(|p| x.words[*p].clause == clause)
+                .find(|p| x.words[*p].role == Role::Content)?;
+            side(x, end + 1, true)
+        } else {
+            between
+        };
+        let to = side(x, k, false);
+        if !from.is_empty() && !to.is_empty() {
+            let owned = |p: Vec<&Word>| p.into_iter().cloned().collect();
+            return Some((owned(from), owned(to)));
+        }
+    }
+    None
+}
+
+/// True when the answer converts the other way round from the source: the words that set
+/// apart what the answer converts ("electrical" of "electrical energy") are those that set
+/// apart what the source's conversion gives, and the other way round ("converts electrical
+/// energy into mechanical energy" where the source converts mechanical into electrical).
+/// Shared words ("energy") tell nothing. Each pair is (from, into) content words.
+pub fn conversion_reversed(answer: (&[Word], &[Word]), source: (&[Word], &[Word])) -> bool {
+    let own = |p: &[Word], q: &[Word]| -> Vec<Word> {
+        p.iter()
+            .filter(|w| !q.iter().any(|x| same_word(w, x)))
+            .cloned()
+            .collect()
+    };
+    let meets = |p: &[Word], q: &[Word]| p.iter().any(|w| q.iter().any(|x| same_word(w, x)));
+    let (af, ai) = (own(answer.0, answer.1), own(answer.1, answer.0));
+    let (sf, si) = (own(source.0, source.1), own(source.1, source.0));
+    if [&af, &ai, &sf, &si].iter().any(|p| p.is_empty()) {
+        return false;
+    }
+    meets(&af, &si) && meets(&ai, &sf) && !meets(&af, &sf) && !meets(&ai, &si)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::verify::words::read;
+
+    fn lower(p: &[Word]) -> Vec<&str> {
+        p.iter().map(|w| w.lower.as_str()).collect()
+    }
+
+    #[test]
+    fn conversions_read_active_and_passive() {
+        let s = read("A generator converts mechanical energy into electrical energy.");
+        let (from, into) = conversion(&s).unwrap();
+        assert_eq!(lower(&from), ["mechanical", "energy"]);
+        assert_eq!(lower(&into), ["electrical", "energy"]);
+        let s = read("In the leaf, light energy is converted into chemical energy.");
+        let (from, into) = conversion(&s).unwrap();
+        assert_eq!(lower(&from), ["light", "energy"]);
+        assert_eq!(lower(&into), ["chemical", "energy"]);
+        assert!(conversion(&read("Water flows into the cell.")).is_none());
+        let (sf, si) =
+            conversion(&read("A motor converts electrical energy into motion.")).unwrap();
+        let (af, ai) =
+            conversion(&read("A motor converts motion into electrical energy.")).unwrap();
+        assert!(conversion_reversed((&af, &ai), (&sf, &si)));
+        assert!(!conversion_reversed((&sf, &si), (&sf, &si)));
+    }
+}

@@ -1113,3 +1113,79 @@ fn a_term_joined_to_itself_for_two_terms_is_a_swap() {
         source,
     );
 }
+
+/// Biology 2e, fungi: "exoenzymes" where the aligned sentence says "the enzymes" (and the
+/// sentence before it says "exoenzymes") names the same thing more narrowly; "lipases" in
+/// that place is another term.
+#[test]
+fn a_narrower_name_from_the_passage_is_no_swap() {
+    let source = "Fungi make exoenzymes and lipases. The enzymes are either released into the substrate or remain bound to the outside of the fungal cell wall.";
+    let v = verify_with(
+        "The exoenzymes are released into the substrate or remain bound to the outside of the cell wall.",
+        &[source],
+        None,
+    );
+    assert!(v.agrees(), "{v:?}");
+    let v = verify_with(
+        "The lipases are released into the substrate or remain bound to the outside of the cell wall.",
+        &[source],
+        None,
+    );
+    assert!(kinds(&v).contains(&"swapped_term"), "{v:?}");
+}
+
+/// Biology 2e, photosynthesis: "light" said twice in each sentence; the answer's second
+/// "light" is the source's second, the one "do not use" negates.
+#[test]
+fn a_repeated_word_matches_its_own_occurrence() {
+    let v = verify_with(
+        "The light-independent reactions use light as a reactant, and they also need the products of the light-dependent reactions to work.",
+        &["Therefore, although the light-independent reactions do not use light as a reactant, they require the products of the light-dependent reactions to function."],
+        None,
+    );
+    assert!(kinds(&v).contains(&"negation"), "{v:?}");
+}
+
+/// Biology 2e, metabolism and meiosis: everyday Hindi words ("अपने आप", on its own; "उम्र",
+/// age; "खतरा", risk) are read, so that the answer is judged at all.
+#[test]
+fn hindi_everyday_words_are_read() {
+    let v = verify_with(
+        "एंडरगोनिक (endergonic) अभिक्रिया बिना कोई मुक्त ऊर्जा जोड़े अपने आप हो जाती है।",
+        &["An endergonic reaction will not take place on its own without adding free energy."],
+        None,
+    );
+    assert!(kinds(&v).contains(&"negation"), "{v:?}");
+    let source = "The risk of nondisjunction occurring increases with the parents' age.";
+    let v = verify_with(
+        "माता-पिता की उम्र बढ़ने के साथ नॉनडिसजंक्शन (nondisjunction) होने का खतरा कम होता जाता है।",
+        &[source],
+        None,
+    );
+    assert!(!v.agrees(), "{v:?}");
+    let v = verify_with(
+        "माता-पिता की उम्र बढ़ने के साथ नॉनडिसजंक्शन (nondisjunction) होने का खतरा बढ़ता जाता है।",
+        &[source],
+        None,
+    );
+    assert!(v.agrees(), "{v:?}");
+}
+
+/// Physics, induction: "A को B में बदलता है" (converts A into B) read against the book's
+/// "converts mechanical energy into electrical energy".
+#[test]
+fn a_hindi_conversion_the_other_way_round_is_caught() {
+    let source = "A device such as this that converts mechanical energy into electrical energy is called a generator.";
+    let v = verify_with(
+        "जनित्र (generator) विद्युत ऊर्जा को यांत्रिक ऊर्जा में बदलता है।",
+        &[source],
+        None,
+    );
+    assert_eq!(kinds(&v), ["roles"], "{v:?}");
+    let v = verify_with(
+        "जनित्र (generator) यांत्रिक ऊर्जा को विद्युत ऊर्जा में बदलता है।",
+        &[source],
+        None,
+    );
+    assert!(v.agrees(), "{v:?}");
+}
