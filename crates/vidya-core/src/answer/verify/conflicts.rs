@@ -640,6 +640,36 @@ pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usiz
     out
 }
 
+/// For a Hindi answer read in English ([`super::hindi`]): its last direction word, where it
+/// ends its clause, is the main verb (Hindi puts the verb last: "उम्र बढ़ने के साथ … खतरा कम
+/// होता जाता है", with age increasing the risk decreases), and it is compared alone, so that
+/// the "increase" of a phrase before it cannot cancel an opposite of the source's. Returns
+/// (answer word index, source word) as [`opposites`] does.
+pub fn final_direction(
+    a: &Sentence,
+    s: &Sentence,
+    lex: Option<&Lexicon>,
+) -> Option<(usize, String)> {
+    let is_direction = |w: &Word| {
+        w.role == Role::Content
+            && super::cues::HI_DIRECTION
+                .iter()
+                .any(|(_, en)| *en == w.lower)
+    };
+    let k = a.words.iter().rposition(is_direction)?;
+    let w = &a.words[k];
+    let ends_clause = a.words[k + 1..]
+        .iter()
+        .all(|x| x.clause != w.clause || x.role != Role::Content);
+    if !ends_clause || s.words.iter().any(|x| same_word(w, x)) {
+        return None;
+    }
+    s.words
+        .iter()
+        .find(|x| x.role == Role::Content && opposite(w, x, lex))
+        .map(|x| (k, x.lower.clone()))
+}
+
 /// Comparatives that say speed themselves, with their sign (true: more speed).
 const SPEED_WORDS: &[(&str, bool)] = &[("faster", true), ("quicker", true), ("slower", false)];
 

@@ -126,11 +126,9 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
         .filter(|w| w.len() >= 5 && w.is_ascii())
         .map(|w| (latin_key(w), w.to_lowercase()))
         .collect();
-    // Hyphens are left out, so that a pair joined by one ("माता-पिता", parents) is read as
-    // its glossary phrase.
     let tokens: Vec<String> = answer
         .split_word_bounds()
-        .filter(|t| !t.trim().is_empty() && *t != "-")
+        .filter(|t| !t.trim().is_empty())
         .map(fold)
         .collect();
     let Cues { direction, english } = hindi_cues();
@@ -152,6 +150,16 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
                 i += 2;
                 continue;
             }
+        }
+        // "कम हो जाता है", "कम होता जाता है" (becomes less, keeps becoming less): a change,
+        // "decrease"; "अधिक हो गया" (became more): "increase". "कम होता है" alone may say
+        // "is less" and stays "less".
+        if let Some(change) = becoming(&tokens[i..]) {
+            out.push(change.to_string());
+            content += 1;
+            known += 1;
+            i += 1;
+            continue;
         }
         // "अंदर की ओर" (towards the inside): inward, outward, upward, downward.
         if tokens.get(i + 1).map(String::as_str) == Some("की")
@@ -235,6 +243,36 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
     }
 }
 
+/// Forms of "होना" (to be, to become) that a change of degree takes before "जाना".
+const HI_BECOME: &[&str] = &["हो", "होता", "होती", "होते"];
+/// Forms of "जाना" that make "होना" a change ("हो जाता", "होता जाता", "हो गया").
+const HI_GO: &[&str] = &[
+    "जाता",
+    "जाती",
+    "जाते",
+    "जाएगा",
+    "जाएगी",
+    "जाएँगे",
+    "जायेगा",
+    "गया",
+    "गई",
+    "गए",
+    "जा",
+];
+
+/// "decrease" for "कम" and "increase" for "अधिक"/"ज़्यादा" when the next two words make a
+/// change of them ([`HI_BECOME`] then [`HI_GO`]); `None` otherwise. `tokens` are folded and
+/// start at the degree word.
+fn becoming(tokens: &[String]) -> Option<&'static str> {
+    let change = match tokens.first()?.as_str() {
+        "कम" => "decrease",
+        "अधिक" | "ज्यादा" => "increase",
+        _ => return None,
+    };
+    let go: Vec<String> = HI_GO.iter().map(|g| fold(g)).collect();
+    (HI_BECOME.contains(&tokens.get(1)?.as_str()) && go.contains(tokens.get(2)?)).then_some(change)
+}
+
 /// Hindi verbs of conversion, as folded word beginnings ("बदलता", "परिवर्तित करता").
 const HI_CONVERTS: &[&str] = &["बदल", "परिवर्तित"];
 
@@ -297,6 +335,24 @@ mod tests {
         let v = english_view("सबसे पहले पानी गर्म होता है", &["Water is heated first."]);
         let words: Vec<&str> = v.sentence.words.iter().map(|w| w.lower.as_str()).collect();
         assert!(words.contains(&"before"), "{words:?}");
+    }
+
+    #[test]
+    fn a_change_of_degree_reads_as_increase_or_decrease() {
+        let read = |hi: &str| -> Vec<String> {
+            english_view(hi, &["Risk rises."])
+                .sentence
+                .words
+                .iter()
+                .map(|w| w.lower.clone())
+                .collect()
+        };
+        assert!(read("खतरा कम होता जाता है").contains(&"decrease".to_string()));
+        assert!(read("खतरा अधिक हो गया").contains(&"increase".to_string()));
+        // A state, not a change.
+        let w = read("खतरा कम होता है");
+        assert!(w.contains(&"less".to_string()), "{w:?}");
+        assert!(!w.contains(&"decrease".to_string()), "{w:?}");
     }
 
     #[test]

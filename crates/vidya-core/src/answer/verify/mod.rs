@@ -361,7 +361,10 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         };
     }
     findings.extend(conflicts::negation(&a, &s, lex, translated));
-    let opposed = conflicts::opposites(&a, &s, lex);
+    let mut opposed = conflicts::opposites(&a, &s, lex);
+    if translated && opposed.is_empty() {
+        opposed.extend(conflicts::final_direction(&a, &s, lex));
+    }
     let opposed_at: Vec<usize> = opposed.iter().map(|(i, _)| *i).collect();
     // Word order says who does what in English only: a Hindi answer read in English keeps
     // Hindi's order (subject, object, verb).
