@@ -54,7 +54,10 @@ pub fn find(w: &Word, s: &Sentence, lex: Option<&Lexicon>) -> Match {
 
 /// Each answer word's match in `s`, one to one: the same words first, then synonyms and more
 /// general words among the source words no answer word has taken (so that "weather" cannot
-/// take "conditions" where the answer also says "conditions").
+/// take "conditions" where the answer also says "conditions"). A word said twice takes the
+/// source's occurrences in order ("the light-independent reactions use light": the second
+/// "light" is the source's second, the one "do not use" negates); once they run out, the
+/// first again.
 pub fn account(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<Match> {
     let mut used = vec![false; s.words.len()];
     let mut out: Vec<Match> = Vec::with_capacity(a.words.len());

@@ -277,10 +277,10 @@ fn becoming(tokens: &[String]) -> Option<&'static str> {
 const HI_CONVERTS: &[&str] = &["बदल", "परिवर्तित"];
 
 /// The two sides of a Hindi conversion, "A को B में बदलता है" (converts A into B), each read
-/// in English ([`english_view`]). A is the run of words before
-/// "को" up to a function word or punctuation; B the words between "को" and "में", which
-/// stands at most three words before the verb. Returns (A, B) as their English content
-/// words; `None` when the answer converts nothing.
+/// in English ([`english_view`]). A is the run of words before "को" up to a function word or
+/// punctuation; B the words between "को" and "में", which stands at most three words before
+/// the verb. Returns (A, B) as their English content words; `None` when the answer converts
+/// nothing.
 pub fn conversion(answer: &str, sources: &[&str]) -> Option<(Vec<Word>, Vec<Word>)> {
     let tokens: Vec<String> = answer
         .split_word_bounds()
