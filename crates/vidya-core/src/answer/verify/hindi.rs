@@ -46,6 +46,10 @@ struct Cues {
     /// direction and degree words, number words as numerals; the first list that has a word
     /// decides, in that order.
     english: HashMap<String, String>,
+    /// [`HI_GO`], folded.
+    go: Vec<String>,
+    /// [`HI_CONVERTS`], folded.
+    converts: Vec<String>,
 }
 
 fn hindi_cues() -> &'static Cues {
@@ -72,8 +76,24 @@ fn hindi_cues() -> &'static Cues {
         for (h, v) in cues::HI_NUMBER_WORDS {
             english.entry(fold(h)).or_insert_with(|| format!("{v}"));
         }
-        Cues { direction, english }
+        let folded = |list: &[&str]| list.iter().map(|w| fold(w)).collect();
+        Cues {
+            direction,
+            english,
+            go: folded(HI_GO),
+            converts: folded(HI_CONVERTS),
+        }
     })
+}
+
+/// The answer's tokens as the Hindi reading compares them: word-bound pieces that are not
+/// blank, folded ([`fold`]).
+fn tokens(answer: &str) -> Vec<String> {
+    answer
+        .split_word_bounds()
+        .filter(|t| !t.trim().is_empty())
+        .map(fold)
+        .collect()
 }
 
 /// "X की ओर" (towards X) with a place word X: the English direction adverb.
@@ -126,12 +146,10 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
         .filter(|w| w.len() >= 5 && w.is_ascii())
         .map(|w| (latin_key(w), w.to_lowercase()))
         .collect();
-    let tokens: Vec<String> = answer
-        .split_word_bounds()
-        .filter(|t| !t.trim().is_empty())
-        .map(fold)
-        .collect();
-    let Cues { direction, english } = hindi_cues();
+    let tokens = tokens(answer);
+    let Cues {
+        direction, english, ..
+    } = hindi_cues();
     let mut out: Vec<String> = Vec::new();
     let (mut content, mut known) = (0usize, 0usize);
     let mut i = 0;
@@ -269,8 +287,8 @@ fn becoming(tokens: &[String]) -> Option<&'static str> {
         "अधिक" | "ज्यादा" => "increase",
         _ => return None,
     };
-    let go: Vec<String> = HI_GO.iter().map(|g| fold(g)).collect();
-    (HI_BECOME.contains(&tokens.get(1)?.as_str()) && go.contains(tokens.get(2)?)).then_some(change)
+    (HI_BECOME.contains(&tokens.get(1)?.as_str()) && hindi_cues().go.contains(tokens.get(2)?))
+        .then_some(change)
 }
 
 /// Hindi verbs of conversion, as folded word beginnings ("बदलता", "परिवर्तित करता").
@@ -282,12 +300,8 @@ const HI_CONVERTS: &[&str] = &["बदल", "परिवर्तित"];
 /// the verb. Returns (A, B) as their English content words; `None` when the answer converts
 /// nothing.
 pub fn conversion(answer: &str, sources: &[&str]) -> Option<(Vec<Word>, Vec<Word>)> {
-    let tokens: Vec<String> = answer
-        .split_word_bounds()
-        .filter(|t| !t.trim().is_empty())
-        .map(fold)
-        .collect();
-    let verbs: Vec<String> = HI_CONVERTS.iter().map(|v| fold(v)).collect();
+    let tokens = tokens(answer);
+    let verbs = &hindi_cues().converts;
     let v = tokens
         .iter()
         .position(|t| verbs.iter().any(|p| t.starts_with(p.as_str())))?;
