@@ -266,3 +266,81 @@ pub fn join(a: &Sentence, b: &Sentence) -> Sentence {
         script: a.script,
     }
 }
+
+/// An answer clause's content words and numbers, and the first content word among them (the
+/// clause's subject, usually).
+fn clause_words(a: &Sentence, clause: usize) -> (Vec<&Word>, Option<&Word>) {
+    let words: Vec<&Word> = a
+        .words
+        .iter()
+        .filter(|w| w.clause == clause && matches!(w.role, Role::Content | Role::Number))
+        .collect();
+    let first = words.iter().copied().find(|w| w.role == Role::Content);
+    (words, first)
+}
+
+/// Of the clauses `candidates`, the one for which `holds(word, clause)` is true of most of
+/// `words`; ties go to the clause that holds `first`, then to the earliest. `None` when there
+/// is no candidate.
+fn best_clause(
+    words: &[&Word],
+    first: Option<&Word>,
+    candidates: &[usize],
+    holds: impl Fn(&Word, usize) -> bool,
+) -> Option<usize> {
+    candidates.iter().copied().max_by_key(|c| {
+        let n = words.iter().filter(|w| holds(w, *c)).count();
+        // Earlier clauses win ties: a larger key for a smaller index.
+        (
+            n,
+            first.is_some_and(|f| holds(f, *c)),
+            std::cmp::Reverse(*c),
+        )
+    })
+}
+
+/// For each clause of the answer that has a content word, the clause of `s` that restates it
+/// ([`best_clause`], by same word or stem of three bytes or more), each clause once, in the
+/// answer's order; all of `s`'s clauses when none holds any of the answer's words. Where a
+/// negation, quantifier or hedge of the source applies to what the answer says.
+pub fn matched_clauses(a: &Sentence, s: &Sentence) -> Vec<usize> {
+    let s_clauses = s.clauses();
+    let in_clause = |w: &Word, c: usize| {
+        s.words.iter().any(|x| {
+            x.clause == c && (x.lower == w.lower || (x.stem == w.stem && x.stem.len() >= 3))
+        })
+    };
+    let mut out = Vec::new();
+    for ac in a.clauses() {
+        let (words, first) = clause_words(a, ac);
+        if first.is_none() {
+            continue;
+        }
+        let best = best_clause(&words, first, &s_clauses, in_clause);
+        if let Some(c) = best.filter(|c| words.iter().any(|w| in_clause(w, *c))) {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    if out.is_empty() {
+        s_clauses
+    } else {
+        out
+    }
+}
+
+/// Each answer clause with the source clause it restates ([`best_clause`], by [`same_word`]),
+/// as (answer clause, source clause) pairs in the answer's order; empty when `s` has no
+/// clause.
+pub fn clause_pairs(a: &Sentence, s: &Sentence) -> Vec<(usize, usize)> {
+    let s_clauses = s.clauses();
+    let in_clause = |w: &Word, c: usize| s.words.iter().any(|x| x.clause == c && same_word(w, x));
+    a.clauses()
+        .into_iter()
+        .filter_map(|ac| {
+            let (words, first) = clause_words(a, ac);
+            Some((ac, best_clause(&words, first, &s_clauses, in_clause)?))
+        })
+        .collect()
+}

@@ -6,7 +6,7 @@
 //! gives as the effect is on the book's cause side (a reversal, or one of the book's
 //! conditions made the cause of another).
 //!
-//! [`super::conflicts::roles`] reads a relation between two nearby terms; this reads the
+//! [`super::roles::roles`] reads a relation between two nearby terms; this reads the
 //! clauses, so that long causes and effects are compared too.
 
 use super::align::{account, same_word, Match};
@@ -229,7 +229,7 @@ pub fn reversed(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
         let row = usize::from(!side);
         votes[row][usize::from(side != src_side)] += 1;
     }
-    super::conflicts::debug_roles(format_args!(
+    super::roles::debug_roles(format_args!(
         "causes: answer (cause, effect) × source (same side, other side) {votes:?}"
     ));
     let [cause, effect] = votes;

@@ -4,22 +4,26 @@
 //! embedding they share; a false sentence built from the source's own words ("plant cells
 //! have no cell wall" from "… do have a cell wall") passes that. This check aligns the
 //! sentence to the source sentence(s) it restates ([`align`]) and rejects it when they
-//! disagree ([`conflicts`]):
-//! - **negation**: the parity of negators differs in the matched clauses;
-//! - **direction and comparatives**: an opposite word in the source's place (WordNet
-//!   antonyms, [`cues::OPPOSITES`], negating prefixes);
-//! - **swapped term**: a term the source does not have, of the same kind as one it has and the
-//!   answer dropped (WordNet co-hyponyms, "prophase"/"metaphase"), or a term of the sources
-//!   put in another's place beside a run copied from the source, or given a superlative that
-//!   another source sentence gives to its sibling ([`swaps`]);
-//! - **numbers and units**: a number the source does not give, or with another unit;
-//! - **quantifiers**: "all" for "some", "some" for "all", an "only" the source does not say;
-//! - **roles**: the two terms of a relation (agent and object, cause and effect, the sides of
-//!   a comparison) read in the other order with nothing that reverses the reading, or the
-//!   phrases on the two sides of one relation verb exchanged ([`sides`]);
-//! - **hedges**: a claim the source calls disputed or proposed, stated as plain fact;
-//! - **new content**: a content word that neither the aligned sentence nor its passage has,
-//!   as a synonym, derivation or more general word ([`lexicon`]).
+//! disagree, one module for each way they can:
+//! - **negation** ([`negation`]): a word negated in one and not in the other;
+//! - **direction and comparatives** ([`opposites`]): an opposite word in the source's place
+//!   (WordNet antonyms, [`cues::OPPOSITES`], negating prefixes);
+//! - **swapped term** ([`terms`]): a term the source does not have, of the same kind as one it
+//!   has and the answer dropped (WordNet co-hyponyms, "prophase"/"metaphase"), or a term of
+//!   the sources put in another's place beside a run copied from the source, or given a
+//!   superlative that another source sentence gives to its sibling ([`swaps`]);
+//! - **numbers and units** ([`numbers`]): a number the source does not give, or with another
+//!   unit;
+//! - **quantifiers** ([`quantifiers`]): "all" for "some", "some" for "all", an "only" the
+//!   source does not say;
+//! - **roles** ([`roles`], [`causes`]): the two terms of a relation (agent and object, cause
+//!   and effect, the sides of a comparison) read in the other order with nothing that
+//!   reverses the reading, or the phrases on the two sides of one relation verb exchanged
+//!   ([`sides`]);
+//! - **hedges** ([`hedges`]): a claim the source calls disputed or proposed, stated as plain
+//!   fact;
+//! - **new content** ([`terms`]): a content word that neither the aligned sentence nor its
+//!   passage has, as a synonym, derivation or more general word ([`lexicon`]).
 //!
 //! Hindi answers over English sources are read in English first ([`hindi`]).
 //!
@@ -29,12 +33,18 @@
 
 pub mod align;
 pub mod causes;
-pub mod conflicts;
 pub mod cues;
+pub mod hedges;
 pub mod hindi;
 pub mod lexicon;
+pub mod negation;
+pub mod numbers;
+pub mod opposites;
+pub mod quantifiers;
+pub mod roles;
 pub mod sides;
 pub mod swaps;
+pub mod terms;
 pub mod words;
 
 use crate::text::script::Script;
@@ -349,7 +359,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         .collect();
     let mut findings = Vec::new();
     if numbers_only {
-        conflicts::numbers(&a, &s, &passage, &mut findings);
+        numbers::numbers(&a, &s, &passage, &mut findings);
         if findings.is_empty() {
             return Verification::default();
         }
@@ -360,10 +370,10 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
             checked: true,
         };
     }
-    findings.extend(conflicts::negation(&a, &s, lex, translated));
-    let mut opposed = conflicts::opposites(&a, &s, lex);
+    findings.extend(negation::negation(&a, &s, lex, translated));
+    let mut opposed = opposites::opposites(&a, &s, lex);
     if translated && opposed.is_empty() {
-        opposed.extend(conflicts::final_direction(&a, &s, lex));
+        opposed.extend(opposites::final_direction(&a, &s, lex));
     }
     let opposed_at: Vec<usize> = opposed.iter().map(|(i, _)| *i).collect();
     // Word order says who does what in English only: a Hindi answer read in English keeps
@@ -371,7 +381,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     let (swapped_roles, cancelled) = if translated {
         (false, Vec::new())
     } else {
-        conflicts::roles(&a, &s, lex, &opposed_at)
+        roles::roles(&a, &s, lex, &opposed_at)
     };
     for (i, src) in &opposed {
         if !cancelled.contains(i) {
@@ -382,7 +392,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         }
     }
     // "A को B में बदलता है" (converts A into B) where the source converts B into A: Hindi's
-    // word order hides who becomes what from [`conflicts::roles`].
+    // word order hides who becomes what from [`roles::roles`].
     let reversed_conversion = translated
         && hindi::conversion(answer, sources).is_some_and(|(af, ai)| {
             sides::conversion(&s)
@@ -391,7 +401,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     if swapped_roles
         || reversed_conversion
         || (!translated
-            && (conflicts::crossed_clauses(&a, &s, lex)
+            && (roles::crossed_clauses(&a, &s, lex)
                 || sides::exchanged(&a, &s, lex)
                 || swaps::comparison_reversed(&a, &s, lex)
                 || (aligned.len() == 1 && causes::reversed(&a, &s, lex))))
@@ -399,12 +409,12 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         findings.push(Finding::Roles);
     }
     if !translated {
-        findings.extend(conflicts::swapped_opposites(&a, &s, lex));
+        findings.extend(opposites::swapped_opposites(&a, &s, lex));
     }
-    findings.extend(conflicts::quantifier(&a, &s, lex));
-    findings.extend(conflicts::hedge(&a, &s, lex));
-    conflicts::numbers(&a, &s, &passage, &mut findings);
-    conflicts::terms(&a, &s, &passage, lex, &opposed_at, &mut findings);
+    findings.extend(quantifiers::quantifier(&a, &s));
+    findings.extend(hedges::hedge(&a, &s));
+    numbers::numbers(&a, &s, &passage, &mut findings);
+    terms::terms(&a, &s, &passage, lex, &opposed_at, &mut findings);
     // A term swapped for one the sources have elsewhere: beside a run copied from the aligned
     // sentence, or as the holder of a superlative another sentence gives to its sibling.
     if !translated
@@ -450,7 +460,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     if findings.is_empty() && !translated && !align::copies(&a, &s) {
         let denied = align::rivals(&a, &sentences, &aligned, coverage, lex)
             .into_iter()
-            .any(|j| conflicts::negated_predicate(&a, &sentences[j], lex));
+            .any(|j| negation::negated_predicate(&a, &sentences[j], lex));
         if denied {
             findings.push(Finding::Negation);
         }

@@ -1,7 +1,7 @@
 //! The two sides of a relation exchanged: "human body cells outnumber prokaryotic cells"
 //! where the source says "prokaryotic cells outnumber human body cells". The terms of each
 //! side may share words ("cells"), so word-by-word positions cannot tell the swap
-//! ([`super::conflicts::roles`] reads each answer word at its first place in the source);
+//! ([`super::roles::roles`] reads each answer word at its first place in the source);
 //! the phrases on each side of the one relation word can.
 //!
 //! The "roles swapped" edit of natural-logic inference (MacCartney and Manning 2007): an

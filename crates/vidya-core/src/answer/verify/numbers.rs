@@ -1,0 +1,156 @@
+//! Numbers and units: every number of the answer in the aligned source sentence with the
+//! same unit (or in its passage), counting the same kind of thing.
+
+use super::align::{same_number, same_word};
+use super::words::{Role, Sentence, Word};
+use super::Finding;
+use std::collections::HashSet;
+
+/// Numbers: every number of the answer must be in the aligned source sentence with the same
+/// unit, or at least in its passage. A number word ("one of") counts only where the source
+/// gives a number too.
+pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut Vec<Finding>) {
+    let s_numbers = s.numbers();
+    let digits = |w: &Word| {
+        w.lower
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || !c.is_ascii())
+    };
+    // The number the aligned sentence puts right before a word ("three turns").
+    let counts = |noun: &Word| -> Vec<f64> {
+        (0..s.words.len())
+            .filter(|&j| s.words[j].role == Role::Number)
+            .filter(|&j| counted(s, j).first().is_some_and(|w| same_word(w, noun)))
+            .filter_map(|j| s.words[j].value)
+            .collect()
+    };
+    for (i, w) in a.words.iter().enumerate() {
+        if w.role != Role::Number {
+            continue;
+        }
+        let Some(v) = w.value else { continue };
+        let same: Vec<&(f64, Option<&str>)> = s_numbers
+            .iter()
+            .filter(|(x, _)| same_number(v, *x))
+            .collect();
+        // "six turns" where the aligned sentence counts "three turns": another count of the
+        // same thing, though "six" is written elsewhere in the passage.
+        let recounted = a
+            .words
+            .get(i + 1)
+            .filter(|n| n.role == Role::Content)
+            .map(counts)
+            .is_some_and(|c| !c.is_empty() && !c.iter().any(|x| same_number(v, *x)));
+        if let Some(f) = std::iter::once(s)
+            .chain(passage)
+            .find_map(|x| recounted_kind(a, i, x, v))
+        {
+            findings.push(f);
+            continue;
+        }
+        if same.is_empty() || recounted {
+            let elsewhere = !recounted
+                && passage
+                    .iter()
+                    .any(|p| p.numbers().iter().any(|(x, _)| same_number(v, *x)));
+            if !elsewhere && (digits(w) || !s_numbers.is_empty()) {
+                findings.push(Finding::Number {
+                    answer: w.lower.clone(),
+                });
+            }
+            continue;
+        }
+        if let Some(u) = w.unit {
+            let units: HashSet<&str> = same.iter().filter_map(|(_, u)| *u).collect();
+            if !units.is_empty() && !units.contains(u) {
+                findings.push(Finding::Unit {
+                    answer: u.to_string(),
+                    source: units.into_iter().next().unwrap_or_default().to_string(),
+                });
+            }
+        }
+    }
+}
+
+/// The words a number counts, up to its noun: "20 essential amino acids" → essential, amino,
+/// acids (at most 3). Content words, and the describing words the check otherwise passes over
+/// ("essential", "common", "main": five letters or more, not a grammar word).
+fn counted(x: &Sentence, at: usize) -> Vec<&Word> {
+    const GRAMMAR: &[&str] = &[
+        "there", "their", "these", "those", "which", "where", "while", "about", "above", "below",
+        "under", "between", "through", "being", "other", "found", "called",
+    ];
+    x.words[at + 1..]
+        .iter()
+        .take(3)
+        .take_while(|w| {
+            w.role == Role::Content
+                || (w.role == Role::Function
+                    && w.lower.chars().count() >= 5
+                    && w.lower.chars().all(char::is_alphabetic)
+                    && !GRAMMAR.contains(&w.lower.as_str()))
+        })
+        .collect()
+}
+
+/// Words that name a sort of the noun after "of" and count it as it is ("20 kinds of amino
+/// acids" are 20 amino acids).
+const CLASSIFIERS: &[&str] = &["kinds", "types", "sorts", "varieties", "forms", "different"];
+
+/// The same number counting another kind of the same thing: "20 essential amino acids" where
+/// a source sentence (`s`: the aligned one or another of its passage) says "20 common amino
+/// acids" (and, elsewhere, that nine are essential). The answer's words after the number end
+/// in the source's noun, and a word before that noun is one the source's phrase does not
+/// have, where the source has another; or the source's number counts groups of the answer's
+/// noun ("sixteen blocks of codons" told as "sixteen stop codons").
+fn recounted_kind(a: &Sentence, i: usize, s: &Sentence, v: f64) -> Option<Finding> {
+    // "One" is an article as often as a count ("one glucose molecule", "one carbon").
+    if v.abs() <= 1.0 {
+        return None;
+    }
+    let ours = counted(a, i);
+    let (noun, kinds) = ours.split_last()?;
+    for (j, x) in s.words.iter().enumerate() {
+        if x.role != Role::Number || !x.value.is_some_and(|y| same_number(v, y)) {
+            continue;
+        }
+        let theirs = counted(s, j);
+        let Some((their_noun, their_kinds)) = theirs.split_last() else {
+            continue;
+        };
+        // "sixteen stop codons" where the source counts "sixteen blocks of codons": the
+        // number counts the source's groups, not the answer's noun.
+        if !same_word(noun, their_noun) && !CLASSIFIERS.contains(&their_noun.lower.as_str()) {
+            let after = j + 1 + theirs.len();
+            let of_noun = s.words.get(after).is_some_and(|w| w.lower == "of")
+                && s.words[after + 1..]
+                    .iter()
+                    .find(|w| w.role == Role::Content)
+                    .is_some_and(|w| same_word(noun, w));
+            let grouped = !ours.iter().any(|w| same_word(w, their_noun));
+            if of_noun && grouped {
+                return Some(Finding::SwappedTerm {
+                    answer: noun.lower.clone(),
+                    source: their_noun.lower.clone(),
+                });
+            }
+        }
+        if !same_word(noun, their_noun) || their_kinds.is_empty() {
+            continue;
+        }
+        let missing = kinds
+            .iter()
+            .find(|w| !theirs.iter().any(|y| same_word(w, y)));
+        let replaced = their_kinds
+            .iter()
+            .find(|y| !ours.iter().any(|w| same_word(w, y)));
+        if let (Some(m), Some(r)) = (missing, replaced) {
+            return Some(Finding::SwappedTerm {
+                answer: m.lower.clone(),
+                source: r.lower.clone(),
+            });
+        }
+    }
+    None
+}

@@ -1,0 +1,108 @@
+//! Quantifiers: "all" where the source says "some", "some" where it says "all", an "only"
+//! it does not say.
+
+use super::align::{matched_clauses, same_word};
+use super::cues::{ONLY, PARTIAL, UNIVERSAL};
+use super::words::{Role, Sentence};
+use super::Finding;
+
+/// Quantifiers: "all" where the source says "some" (or says neither), "some" where it says
+/// "all", "only" where it does not.
+pub fn quantifier(a: &Sentence, s: &Sentence) -> Option<Finding> {
+    let clauses = matched_clauses(a, s);
+    let in_s = |list: &[&str]| s.has_any(list, Some(&clauses));
+    let first = |list: &[&str]| {
+        a.words
+            .iter()
+            .find(|w| list.contains(&w.lower.as_str()))
+            .map(|w| w.lower.clone())
+    };
+    let strong_universal: Vec<&str> = UNIVERSAL
+        .iter()
+        .copied()
+        .filter(|w| !matches!(*w, "any" | "each"))
+        .collect();
+    if let Some(q) = first(&strong_universal) {
+        if !in_s(UNIVERSAL) || limited_in_source(a, s, &q) {
+            let source = s
+                .words
+                .iter()
+                .find(|w| clauses.contains(&w.clause) && PARTIAL.contains(&w.lower.as_str()))
+                .map(|w| w.lower.clone());
+            return Some(Finding::Quantifier { answer: q, source });
+        }
+    }
+    // A proportion the source does not give: "most", "few", "rarely" are claims of their own.
+    const PROPORTION: &[&str] = &[
+        "most", "mostly", "majority", "minority", "few", "rarely", "seldom",
+    ];
+    if let Some(q) =
+        first(PROPORTION).filter(|q| !s.has_any(&[q.as_str()], None) && !in_s(PROPORTION))
+    {
+        return Some(Finding::Quantifier {
+            answer: q,
+            source: None,
+        });
+    }
+    if let Some(q) = first(PARTIAL).filter(|_| in_s(&strong_universal) && !in_s(PARTIAL)) {
+        return Some(Finding::Quantifier {
+            answer: q,
+            source: Some("all".into()),
+        });
+    }
+    // "Some viruses are up to 1000 nm" told as "viruses are 1000 nm": what the book says of
+    // some, said of all.
+    let any_quantifier = |x: &Sentence| {
+        x.has_any(UNIVERSAL, None) || x.has_any(PARTIAL, None) || x.has_any(ONLY, None)
+    };
+    if !any_quantifier(a) {
+        let limited = s.words.iter().find(|w| {
+            clauses.contains(&w.clause)
+                && matches!(
+                    w.lower.as_str(),
+                    "some" | "few" | "several" | "certain" | "most" | "many"
+                )
+        });
+        if let Some(w) = limited {
+            return Some(Finding::Quantifier {
+                answer: "(all)".into(),
+                source: Some(w.lower.clone()),
+            });
+        }
+    }
+    if let Some(q) = first(ONLY) {
+        if !in_s(ONLY) && !s.has_any(ONLY, None) {
+            return Some(Finding::Quantifier {
+                answer: q,
+                source: None,
+            });
+        }
+    }
+    None
+}
+
+/// True when the term the answer quantifies with `q` ("all wavelengths") is limited in the
+/// source ("only specific wavelengths", "certain wavelengths"): the source's own universal
+/// word is on another term ("each absorbs only specific wavelengths").
+fn limited_in_source(a: &Sentence, s: &Sentence, q: &str) -> bool {
+    const LIMITING: &[&str] = &[
+        "specific",
+        "certain",
+        "particular",
+        "some",
+        "few",
+        "several",
+    ];
+    let Some(at) = a.words.iter().position(|w| w.lower == q) else {
+        return false;
+    };
+    let Some(term) = a.words[at + 1..].iter().find(|w| w.role == Role::Content) else {
+        return false;
+    };
+    s.words.iter().enumerate().any(|(j, x)| {
+        same_word(term, x)
+            && s.words[j.saturating_sub(2)..j]
+                .iter()
+                .any(|y| LIMITING.contains(&y.lower.as_str()) || ONLY.contains(&y.lower.as_str()))
+    })
+}
