@@ -68,6 +68,16 @@ pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut 
                     answer: u.to_string(),
                     source: units.into_iter().next().unwrap_or_default().to_string(),
                 });
+            } else if units.is_empty()
+                && s_numbers
+                    .iter()
+                    .any(|(x, xu)| *xu == Some(u) && !same_number(v, *x))
+            {
+                // "46 pairs of chromosomes" where the book says "23 pairs of chromosomes,
+                // 46 in all": the book's 46 counts no pairs, its pairs number 23.
+                findings.push(Finding::Number {
+                    answer: w.lower.clone(),
+                });
             }
         }
     }

@@ -237,6 +237,27 @@ fn a_changed_number_or_unit_is_rejected() {
     assert!(kinds(&v).contains(&"unit"), "{:?}", v.findings);
 }
 
+/// A number given the unit of another number of the source: "46 pairs" where the book's pairs
+/// number 23 and its 46 counts single chromosomes.
+#[test]
+fn a_number_with_another_numbers_unit_is_rejected() {
+    let source = "Each human body cell has 23 pairs of chromosomes, 46 in all.";
+    let v = check("Each human body cell has 46 pairs of chromosomes.", source);
+    assert_eq!(kinds(&v), ["number"], "{:?}", v.findings);
+    assert_kept("Each human body cell has 23 pairs of chromosomes.", source);
+    assert_kept("Each human body cell has 46 chromosomes in all.", source);
+}
+
+/// Doubling and halving are opposites (WordNet lists neither as the other's antonym).
+#[test]
+fn doubled_for_halved_is_rejected() {
+    let v = check(
+        "The force is doubled when the distance between the charges is doubled.",
+        "The force is halved when the distance between the charges is doubled.",
+    );
+    assert!(kinds(&v).contains(&"direction"), "{:?}", v.findings);
+}
+
 #[test]
 fn a_stronger_or_other_quantifier_is_rejected() {
     let v = check(
