@@ -272,6 +272,7 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("over", "under"),
     ("toward", "away"),
     ("towards", "away"),
+    ("back", "away"),
     ("north", "south"),
     ("east", "west"),
     ("left", "right"),

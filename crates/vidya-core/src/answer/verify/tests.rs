@@ -248,6 +248,27 @@ fn a_number_with_another_numbers_unit_is_rejected() {
     assert_kept("Each human body cell has 46 chromosomes in all.", source);
 }
 
+/// Physics, the atom: "and" opens a parallel clause ("electrons have …, and protons have …"
+/// with no comma), so that each subject is read with its own predicate and the other
+/// clause's opposite is not excused as the terms' other order.
+#[test]
+fn a_predicate_given_to_the_parallel_clauses_subject_is_rejected() {
+    let source = "Electrons have a negative charge and protons have a positive charge.";
+    let v = check("Protons have a negative charge.", source);
+    assert!(kinds(&v).contains(&"direction"), "{:?}", v.findings);
+    assert_kept("Electrons have a negative charge.", source);
+    assert_kept("Protons have a positive charge.", source);
+}
+
+/// Biology 2e, circulation: "away from" the heart is the opposite of "back to" it.
+#[test]
+fn away_for_back_is_rejected() {
+    let source = "Veins carry blood back to the heart.";
+    let v = check("Veins carry blood away from the heart.", source);
+    assert!(kinds(&v).contains(&"direction"), "{:?}", v.findings);
+    assert_kept("Veins carry the blood back to the heart.", source);
+}
+
 /// Doubling and halving are opposites (WordNet lists neither as the other's antonym).
 #[test]
 fn doubled_for_halved_is_rejected() {

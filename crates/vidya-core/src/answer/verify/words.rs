@@ -641,6 +641,7 @@ pub fn read(text: &str) -> Sentence {
     }
     attach_units(&mut words);
     read_ordinals(&mut words);
+    split_parallel_clauses(&mut words);
     read_compound_prepositions(&mut words);
     let script = counts
         .into_iter()
@@ -648,6 +649,60 @@ pub fn read(text: &str) -> Sentence {
         .max_by_key(|(_, n)| *n)
         .map(|(s, _)| s);
     Sentence { words, script }
+}
+
+/// Verbs that are function words, yet can be the verb a parallel clause repeats ("electrons
+/// have …, and protons have …").
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "has", "have", "had", "can", "do", "does", "will", "may", "must",
+];
+
+/// Determiners skipped before a parallel clause's subject.
+const DETERMINERS: &[&str] = &["the", "a", "an", "its", "their", "each", "every"];
+
+/// "Electrons have a negative charge and protons have a positive charge": an "and" followed
+/// by a subject of one to three words and then the verb that the clause before it has right
+/// after its own subject starts a new clause (a parallel clause, which needs no comma), so
+/// that each subject is read with its own predicate.
+fn split_parallel_clauses(words: &mut [Word]) {
+    let mut k = 1;
+    while k + 2 < words.len() {
+        if words[k].lower != "and" || words[k - 1].clause != words[k].clause {
+            k += 1;
+            continue;
+        }
+        let clause = words[k].clause;
+        let start = words[..k]
+            .iter()
+            .rposition(|w| w.clause != clause)
+            .map_or(0, |p| p + 1);
+        let mut j = k + 1;
+        while j < words.len() && DETERMINERS.contains(&words[j].lower.as_str()) {
+            j += 1;
+        }
+        let subject = words[j..]
+            .iter()
+            .take(3)
+            .take_while(|w| matches!(w.role, Role::Content | Role::Number))
+            .count();
+        let verb = j + subject;
+        // The clause before: its verb within its first five words, after a subject of its own.
+        let parallel = subject > 0
+            && words.get(verb).is_some_and(|v| {
+                (v.role == Role::Content || AUXILIARIES.contains(&v.lower.as_str()))
+                    && words[start..k]
+                        .iter()
+                        .take(5)
+                        .enumerate()
+                        .any(|(p, w)| p > 0 && w.lower == v.lower)
+            });
+        if parallel {
+            for w in &mut words[k..] {
+                w.clause += 1;
+            }
+        }
+        k += 1;
+    }
 }
 
 /// `"5km"` → `("5", Some("kilometre"))`; anything else comes back whole.
