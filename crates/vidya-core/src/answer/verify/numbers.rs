@@ -7,8 +7,9 @@ use super::Finding;
 use std::collections::HashSet;
 
 /// Numbers: every number of the answer must be in the aligned source sentence with the same
-/// unit, or at least in its passage. A number word ("one of") counts only where the source
-/// gives a number too.
+/// unit, or at least in its passage; a unit the source gives only to another of its numbers
+/// makes the answer's number a changed one ("46 pairs" where the book's pairs number 23). A
+/// number word ("one of") counts only where the source gives a number too.
 pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut Vec<Finding>) {
     let s_numbers = s.numbers();
     let digits = |w: &Word| {

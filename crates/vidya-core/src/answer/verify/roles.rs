@@ -282,14 +282,12 @@ pub fn roles(
                 ));
                 return (true, cancelled);
             }
-            // The terms in the other order, in one clause of the source, excuse the opposite
-            // ("B is slower than A" for "A is faster than B"; not "protons … negative" from
-            // "electrons have a negative charge and protons have a positive charge"), unless a term is a word the answer repeats: then its place in
+            // The terms in the other order excuse the opposite ("B is slower than A" for "A is
+            // faster than B"), unless a term is a word the answer repeats: then its place in
             // the source is its first one's, which says nothing of the order ("the adaptive
             // immune response … faster than the innate response").
             if ja > jb
                 && opposed.contains(&r)
-                && s.words[ja].clause == s.words[jb].clause
                 && !said_twice(a, &a.words[ia])
                 && !said_twice(a, &a.words[ib])
             {
