@@ -665,10 +665,8 @@ const DETERMINERS: &[&str] = &["the", "a", "an", "its", "their", "each", "every"
 /// after its own subject starts a new clause (a parallel clause, which needs no comma), so
 /// that each subject is read with its own predicate.
 fn split_parallel_clauses(words: &mut [Word]) {
-    let mut k = 1;
-    while k + 2 < words.len() {
+    for k in 1..words.len().saturating_sub(2) {
         if words[k].lower != "and" || words[k - 1].clause != words[k].clause {
-            k += 1;
             continue;
         }
         let clause = words[k].clause;
@@ -701,7 +699,6 @@ fn split_parallel_clauses(words: &mut [Word]) {
                 w.clause += 1;
             }
         }
-        k += 1;
     }
 }
 
