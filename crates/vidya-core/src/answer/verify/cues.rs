@@ -183,6 +183,8 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("rise", "fall"),
     ("rise", "drop"),
     ("raise", "lower"),
+    ("increase", "lower"),
+    ("increases", "lowers"),
     ("gain", "lose"),
     ("gain", "loss"),
     ("expand", "contract"),
@@ -390,7 +392,9 @@ pub const OPPOSITES: &[(&str, &str)] = &[
 ];
 
 /// Hindi words of direction and degree with the English word of the same meaning, so that
-/// a Hindi answer's direction is compared with an English source's.
+/// a Hindi answer's direction is compared with an English source's. A verb is listed in one
+/// or more of its forms; the reading adds the rest of its forms ([`super::hindi`]:
+/// "बढ़ाते" from "बढ़ाता", "फैलकर" from "फैलता").
 pub const HI_DIRECTION: &[(&str, &str)] = &[
     ("बढ़ता", "increase"),
     ("बढ़ती", "increase"),
@@ -443,6 +447,7 @@ pub const HI_DIRECTION: &[(&str, &str)] = &[
     ("अंदर", "into"),
     ("भीतर", "inside"),
     ("बाहर", "out"),
+    ("दूर", "away"),
     ("पहले", "before"),
     ("बाद", "after"),
     ("बड़ा", "large"),
@@ -474,6 +479,12 @@ pub const HI_DIRECTION: &[(&str, &str)] = &[
     ("मज़बूत", "strong"),
     ("कमजोर", "weak"),
     ("कमज़ोर", "weak"),
+    ("फैलता", "expand"),
+    ("फैलाता", "expand"),
+    ("सिकुड़ता", "contract"),
+    ("सिकोड़ता", "contract"),
+    ("गिरता", "fall"),
+    ("उठता", "rise"),
 ];
 
 /// Function words: articles, pronouns, auxiliaries, prepositions and conjunctions without a

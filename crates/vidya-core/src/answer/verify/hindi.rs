@@ -11,7 +11,7 @@ use super::cues;
 use super::words::{self, numeral, Role, Sentence, Word};
 use crate::retrieve::query::{devanagari_key, fold, latin_key, table, GLOSSARY};
 use crate::text::script::{script_of, Script};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -73,6 +73,14 @@ fn hindi_cues() -> &'static Cues {
         for (h, en) in cues::HI_DIRECTION {
             english.entry(fold(h)).or_insert_with(|| en.to_string());
         }
+        // The other forms of each listed verb ("बढ़ाते", "घटाते" from "बढ़ाता", "घटाता").
+        let mut direction = direction;
+        for (h, en) in cues::HI_DIRECTION {
+            for form in verb_forms(&fold(h)) {
+                direction.entry(form.clone()).or_insert(en);
+                english.entry(form).or_insert_with(|| en.to_string());
+            }
+        }
         for (h, v) in cues::HI_NUMBER_WORDS {
             english.entry(fold(h)).or_insert_with(|| format!("{v}"));
         }
@@ -94,6 +102,37 @@ fn tokens(answer: &str) -> Vec<String> {
         .filter(|t| !t.trim().is_empty())
         .map(fold)
         .collect()
+}
+
+/// Endings of a Hindi verb's forms on its stem: present participles (masculine, feminine,
+/// plural, feminine plural), the infinitive and its oblique and feminine forms, and the
+/// conjunctive "-कर" ("बढ़ता", "बढ़ती", "बढ़ते", "बढ़तीं", "बढ़ना", "बढ़ने", "बढ़नी", "बढ़कर").
+const VERB_ENDINGS: &[&str] = &["ता", "ती", "ते", "तीं", "ना", "ने", "नी", "कर"];
+
+/// Past-tense endings of a causative stem, one ending in "ा" ("बढ़ाया", "बढ़ाई", "बढ़ाए").
+const CAUSATIVE_PAST: &[&str] = &["या", "ई", "ए", "यी", "ये"];
+
+/// The forms of the verb that `word` (folded) is a form of (its bare stem among them), when
+/// it ends in one of [`VERB_ENDINGS`] but "कर" after a stem of two letters or more; empty for any other word
+/// (an adjective such as "धीमा" has no verb ending). Hindi verb morphology as in
+/// McGregor, *Outline of Hindi Grammar* (1995), ch. 6 and 9.
+fn verb_forms(word: &str) -> Vec<String> {
+    let Some(stem) = VERB_ENDINGS
+        .iter()
+        .filter(|e| **e != "कर")
+        .find_map(|e| word.strip_suffix(e))
+        .filter(|s| s.chars().count() >= 2)
+    else {
+        return Vec::new();
+    };
+    // The bare stem too, before a light verb ("सिकुड़ जाता", shrinks; "घट गया", fell).
+    let mut out: Vec<String> = std::iter::once(stem.to_string())
+        .chain(VERB_ENDINGS.iter().map(|e| format!("{stem}{e}")))
+        .collect();
+    if stem.ends_with('ा') {
+        out.extend(CAUSATIVE_PAST.iter().map(|e| format!("{stem}{e}")));
+    }
+    out
 }
 
 /// "X की ओर" (towards X) with a place word X: the English direction adverb.
@@ -146,6 +185,11 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
         .filter(|w| w.len() >= 5 && w.is_ascii())
         .map(|w| (latin_key(w), w.to_lowercase()))
         .collect();
+    let in_sources: HashSet<String> = sources
+        .iter()
+        .flat_map(|s| s.unicode_words())
+        .map(str::to_lowercase)
+        .collect();
     let tokens = tokens(answer);
     let Cues {
         direction, english, ..
@@ -189,12 +233,20 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
                 continue;
             }
         }
+        // "की तुलना में" (compared with): "than", not the glossary's "compare comparison".
+        if tokens[i] == "तुलना" && tokens.get(i + 1).map(String::as_str) == Some("में")
+        {
+            out.push("than".into());
+            i += 2;
+            continue;
+        }
         // The longest glossary phrase starting here (words joined by single spaces).
         let mut matched = false;
         for n in (1..=(*longest).min(tokens.len() - i)).rev() {
             let phrase = tokens[i..i + n].join(" ");
             if let Some(en) = gloss.get(&phrase) {
-                out.push(en.clone());
+                let en = source_words(en, &in_sources);
+                out.push(degree_as_sources_say(&en, &in_sources).to_string());
                 content += n;
                 known += n;
                 i += n;
@@ -218,7 +270,7 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
             continue;
         }
         if let Some(e) = english.get(t) {
-            out.push(e.clone());
+            out.push(degree_as_sources_say(e, &in_sources).to_string());
             continue;
         }
         // A unit after a number ("14 महीने"): its English unit, so that "months" for the
@@ -259,6 +311,49 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
             known as f32 / content as f32
         },
     }
+}
+
+/// The glossary's English for a Hindi term as the sources word it: a value of several words
+/// ("matter substance", alternatives for the retriever; "cell membrane", one term) keeps the
+/// words the sources have (a plural "-s"/"-es" aside), and all of them when the sources have
+/// none. `in_sources`: the sources' words, lower case.
+fn source_words(value: &str, in_sources: &HashSet<String>) -> String {
+    let found = |w: &str| {
+        in_sources.contains(w)
+            || ["s", "es"]
+                .iter()
+                .any(|e| in_sources.contains(&format!("{w}{e}")))
+            || ["s", "es"]
+                .iter()
+                .any(|e| w.strip_suffix(e).is_some_and(|x| in_sources.contains(x)))
+    };
+    let kept: Vec<&str> = value.split_whitespace().filter(|w| found(w)).collect();
+    if kept.is_empty() {
+        value.to_string()
+    } else {
+        kept.join(" ")
+    }
+}
+
+/// English words that Hindi's "कम" (less) and "अधिक"/"ज़्यादा" (more) also stand for:
+/// "कम विलेय सांद्रता" is "low solute concentration", "अधिक ताप पर" "at a high temperature".
+const DEGREE_ALTERNATES: &[(&str, &[&str])] = &[
+    ("less", &["low", "lower", "fewer", "little"]),
+    ("more", &["high", "higher", "greater", "many", "much"]),
+];
+
+/// `english` (a cue word's English) as the sources word it: "less" is read "low" when the
+/// sources say "low" (or another of [`DEGREE_ALTERNATES`]) and not "less"; any other word
+/// as it is. `in_sources`: the sources' words, lower case.
+fn degree_as_sources_say<'a>(english: &'a str, in_sources: &HashSet<String>) -> &'a str {
+    if in_sources.contains(english) {
+        return english;
+    }
+    DEGREE_ALTERNATES
+        .iter()
+        .find(|(w, _)| *w == english)
+        .and_then(|(_, alts)| alts.iter().copied().find(|x| in_sources.contains(*x)))
+        .unwrap_or(english)
 }
 
 /// Forms of "होना" (to be, to become) that a change of degree takes before "जाना".
@@ -349,6 +444,56 @@ mod tests {
         let v = english_view("सबसे पहले पानी गर्म होता है", &["Water is heated first."]);
         let words: Vec<&str> = v.sentence.words.iter().map(|w| w.lower.as_str()).collect();
         assert!(words.contains(&"before"), "{words:?}");
+    }
+
+    fn read(hi: &str, source: &str) -> Vec<String> {
+        english_view(hi, &[source])
+            .sentence
+            .words
+            .iter()
+            .map(|w| w.lower.clone())
+            .collect()
+    }
+
+    #[test]
+    fn every_form_of_a_listed_verb_is_read() {
+        // Listed as "बढ़ाता" and "सिकुड़ता"; written "बढ़ाते", "सिकुड़ जाता", "फैलकर".
+        let words = read(
+            "एंजाइम सक्रियण ऊर्जा को बढ़ाते हैं",
+            "Enzymes lower the activation energy.",
+        );
+        assert!(words.contains(&"increase".to_string()), "{words:?}");
+        let words = read("गुब्बारा सिकुड़ जाता है", "The balloon expands.");
+        assert!(words.contains(&"contract".to_string()), "{words:?}");
+        let words = read("गुब्बारा फैलकर बड़ा होता है", "The balloon expands.");
+        assert!(words.contains(&"expand".to_string()), "{words:?}");
+        // An adjective has no verb forms.
+        assert!(verb_forms("धीमा").is_empty());
+    }
+
+    #[test]
+    fn a_glossary_term_and_a_degree_word_are_read_as_the_sources_word_them() {
+        // The glossary's "matter substance" lists alternatives: the book says "matter".
+        let words = read(
+            "द्रव्यमान किसी वस्तु में पदार्थ की मात्रा होती है",
+            "Mass is the amount of matter in an object.",
+        );
+        assert!(words.contains(&"matter".to_string()), "{words:?}");
+        assert!(!words.contains(&"substance".to_string()), "{words:?}");
+        // "कम"/"अधिक" are "low"/"high" where the book says so, and "less"/"more" elsewhere.
+        let osmosis = "Osmosis is the movement of water from an area of low solute concentration to an area of high solute concentration.";
+        let words = read("कम विलेय सांद्रता से अधिक विलेय सांद्रता की ओर", osmosis);
+        assert!(words.contains(&"low".to_string()), "{words:?}");
+        assert!(words.contains(&"high".to_string()), "{words:?}");
+        let words = read("कम ऊर्जा", "It takes less energy.");
+        assert_eq!(words, ["less", "energy"]);
+        // "की तुलना में" (compared with) is "than".
+        let words = read(
+            "ध्वनि प्रकाश की तुलना में धीमी चलती है",
+            "Sound travels slower than light.",
+        );
+        assert!(words.contains(&"than".to_string()), "{words:?}");
+        assert!(!words.iter().any(|w| w.starts_with("compar")), "{words:?}");
     }
 
     #[test]

@@ -1234,3 +1234,28 @@ fn a_hindi_conversion_the_other_way_round_is_caught() {
     );
     assert!(v.agrees(), "{v:?}");
 }
+
+/// Biology 2e, enzymes and circulation: a Hindi verb of direction in a form the cue list does
+/// not spell out ("बढ़ाते", raise) and "दूर" (away) are read, and "कम"/"अधिक" as the book's
+/// "low"/"high".
+#[test]
+fn hindi_verb_forms_and_degree_words_are_read_as_the_book_words_them() {
+    let v = verify_with(
+        "एंजाइम अभिक्रिया की सक्रियण ऊर्जा को बढ़ाते हैं।",
+        &["Enzymes lower the activation energy of a reaction."],
+        None,
+    );
+    assert_eq!(kinds(&v), ["direction"], "{v:?}");
+    let v = verify_with(
+        "शिराएँ रक्त को हृदय से दूर ले जाती हैं।",
+        &["Arteries carry blood away from the heart, and veins carry blood back to the heart."],
+        None,
+    );
+    assert!(kinds(&v).contains(&"direction"), "{v:?}");
+    let v = verify_with(
+        "परासरण में पानी कम विलेय सांद्रता से अधिक विलेय सांद्रता की ओर जाता है।",
+        &["Osmosis is the movement of water from an area of low solute concentration to an area of high solute concentration."],
+        None,
+    );
+    assert!(v.agrees(), "{v:?}");
+}
