@@ -7,7 +7,10 @@
 //! numerals. Words none of these know are left out and counted: the check then knows how much
 //! of the answer it could read ([`EnglishView::known_share`]).
 
+use super::align::{same_term, same_word};
 use super::cues;
+use super::lexicon::Lexicon;
+use super::opposites::opposite;
 use super::words::{self, numeral, Role, Sentence, Word};
 use crate::retrieve::query::{devanagari_key, fold, latin_key, table, GLOSSARY};
 use crate::text::script::{script_of, Script};
@@ -144,6 +147,10 @@ const TOWARDS: &[(&str, &str)] = &[
     ("नीचे", "downward"),
 ];
 
+/// Words of degree between a comparison's "से" and its degree word ("बहुत तेज़", much
+/// faster; "कहीं अधिक", far more), folded.
+const INTENSIFIERS: &[&str] = &["बहुत", "कहीं", "काफी", "थोडा", "थोडी"];
+
 /// The degree words of [`cues::HI_DIRECTION`] (in English) that have a superlative.
 const GRADABLE: &[&str] = &[
     "more", "less", "large", "small", "high", "low", "hot", "cold", "long", "short", "heavy",
@@ -184,6 +191,13 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
         .flat_map(|s| s.unicode_words())
         .filter(|w| w.len() >= 5 && w.is_ascii())
         .map(|w| (latin_key(w), w.to_lowercase()))
+        .collect();
+    // The same with the vowels left out, for a long term whose vowels the Hindi spelling
+    // writes otherwise ("नॉनडिसजंक्शन", nondisjunction).
+    let by_skeleton: HashMap<String, String> = by_sound
+        .iter()
+        .map(|(k, w)| (skeleton(k), w.clone()))
+        .filter(|(k, _)| k.chars().count() >= MIN_SKELETON)
         .collect();
     let in_sources: HashSet<String> = sources
         .iter()
@@ -233,7 +247,47 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
                 continue;
             }
         }
-        // "की तुलना में" (compared with): "than", not the glossary's "compare comparison".
+        // "A B से तेज़" / "A B की तुलना में तेज़" (A faster than B): read in English order,
+        // "A fast than B", so that the sides of the comparison can be compared with the
+        // book's ([`comparison_sides`]). B is the term just before the marker.
+        let marker = match tokens[i].as_str() {
+            "से" => Some(1),
+            "तुलना" if tokens.get(i + 1).map(String::as_str) == Some("में") => {
+                Some(2)
+            }
+            _ => None,
+        };
+        if let Some(n) = marker {
+            let at = i + n;
+            let at = at
+                + usize::from(
+                    tokens
+                        .get(at)
+                        .is_some_and(|t| INTENSIFIERS.contains(&t.as_str())),
+                );
+            let cue = tokens
+                .get(at)
+                .and_then(|t| direction.get(t.as_str()))
+                .filter(|en| GRADABLE.contains(en));
+            let term = out
+                .last()
+                .filter(|w| w.chars().next().is_some_and(char::is_alphabetic))
+                .cloned();
+            if let (Some(en), Some(b)) = (cue, term) {
+                out.pop();
+                out.push(degree_as_sources_say(en, &in_sources).to_string());
+                out.push("than".into());
+                out.push(b);
+                // The comparison ends the clause: the verb after it is read in the next.
+                out.push(",".into());
+                content += 1;
+                known += 1;
+                i = at + 1;
+                continue;
+            }
+        }
+        // "की तुलना में" (compared with) without a degree word after it: "than", not the
+        // glossary's "compare comparison".
         if tokens[i] == "तुलना" && tokens.get(i + 1).map(String::as_str) == Some("में")
         {
             out.push("than".into());
@@ -295,7 +349,16 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
         }
         if t.chars().any(|c| script_of(c) == Script::Devanagari) {
             content += 1;
-            if let Some(w) = devanagari_key(t).and_then(|k| by_sound.get(&k)) {
+            let key = devanagari_key(t);
+            if let Some(w) = key.as_ref().and_then(|k| by_sound.get(k)) {
+                out.push(w.clone());
+                known += 1;
+            } else if let Some(w) = key
+                .as_deref()
+                .map(skeleton)
+                .filter(|k| k.chars().count() >= MIN_SKELETON)
+                .and_then(|k| by_skeleton.get(&k))
+            {
                 out.push(w.clone());
                 known += 1;
             } else if super::debugging() {
@@ -311,6 +374,17 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
             known as f32 / content as f32
         },
     }
+}
+
+/// Least number of consonant sounds for a transliterated term to be matched by its
+/// consonants alone ([`skeleton`]): shorter skeletons are shared by unrelated words.
+pub const MIN_SKELETON: usize = 6;
+
+/// A phonetic key ([`latin_key`], [`devanagari_key`]) without its vowels: the consonants a
+/// transliteration keeps however it writes the vowels ("nondisjunction" and
+/// "नॉनडिसजंक्शन" both "nndsjnksn").
+fn skeleton(key: &str) -> String {
+    key.chars().filter(|c| *c != 'V').collect()
 }
 
 /// The glossary's English for a Hindi term as the sources word it: a value of several words
@@ -354,6 +428,84 @@ fn degree_as_sources_say<'a>(english: &'a str, in_sources: &HashSet<String>) -> 
         .find(|(w, _)| *w == english)
         .and_then(|(_, alts)| alts.iter().copied().find(|x| in_sources.contains(*x)))
         .unwrap_or(english)
+}
+
+/// How a Hindi answer's comparison ("A fast than B", as [`english_view`] reads "A B से
+/// तेज़") stands to the aligned source sentence's ("B is slower than A").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compared {
+    /// The sides exchanged under a degree word of the same direction: "light slow than
+    /// sound" against "sound is slower than light". A roles finding.
+    Reversed,
+    /// The sides exchanged under the opposite degree word: "light fast than sound" against
+    /// "sound is slower than light", the same claim. The opposite at this answer word index is
+    /// no finding.
+    Restated(usize),
+}
+
+/// The comparison of answer `a` (a Hindi answer read by [`english_view`]) against the aligned
+/// source sentence `s`: each one's degree word before "than" (the source's one or two words
+/// before its first "than"), the content words before it in its clause and those after
+/// "than". `None` when
+/// either has no comparison, the two sides are not exchanged (a word of the answer's "than"
+/// side only on the source's other side, and one of its other side only on the source's
+/// "than" side), or the degree words are neither the same nor opposites.
+pub fn comparison_sides(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<Compared> {
+    let than = |x: &Sentence, from: usize, reach: usize| {
+        (from + 1..(from + 1 + reach).min(x.words.len())).find(|&t| x.words[t].lower == "than")
+    };
+    let k = (0..a.words.len()).find(|&k| than(a, k, 1).is_some())?;
+    let t = (1..s.words.len()).find(|&t| s.words[t].lower == "than")?;
+    let sides = |x: &Sentence, cue: usize, t: usize| -> (Vec<Word>, Vec<Word>) {
+        let clause = x.words[cue].clause;
+        let pick = |r: std::ops::Range<usize>| -> Vec<Word> {
+            x.words[r]
+                .iter()
+                .filter(|w| w.clause == clause && w.role == Role::Content)
+                .cloned()
+                .collect()
+        };
+        (pick(0..cue), pick(t + 1..x.words.len()))
+    };
+    let (a_before, a_after) = sides(a, k, than(a, k, 1)?);
+    let (s_before, s_after) = sides(s, t - 1, t);
+    let only = |w: &Word, here: &[Word], there: &[Word]| {
+        here.iter().any(|y| same_term(w, y)) && !there.iter().any(|y| same_term(w, y))
+    };
+    let exchanged = a_after.iter().any(|w| only(w, &s_before, &s_after))
+        && a_before.iter().any(|w| only(w, &s_after, &s_before));
+    if !exchanged {
+        return None;
+    }
+    let cue = &a.words[k];
+    // The source's degree word: the word before "than" ("slower than"), or the one before
+    // that ("more massive than"), read as its base too ("slower" → "slow").
+    [t - 1, t.saturating_sub(2)]
+        .into_iter()
+        .filter(|&j| j < t && matches!(s.words[j].role, Role::Content | Role::Cue))
+        .find_map(|j| {
+            let source = s.words[j].lower.as_str();
+            // Its base: WordNet's, or the word less "-er" or "-r" ("slower", "larger").
+            let mut bases: Vec<String> = lex.map(|l| l.base_forms(source)).unwrap_or_default();
+            bases.push(source.to_string());
+            bases.extend(
+                ["er", "r"]
+                    .iter()
+                    .filter_map(|e| source.strip_suffix(e))
+                    .map(str::to_string),
+            );
+            let bases: Vec<Word> = bases
+                .iter()
+                .filter_map(|b| words::read(b).words.into_iter().next())
+                .collect();
+            if bases.iter().any(|b| same_word(cue, b)) {
+                Some(Compared::Reversed)
+            } else if bases.iter().any(|b| opposite(cue, b, lex)) {
+                Some(Compared::Restated(k))
+            } else {
+                None
+            }
+        })
 }
 
 /// Forms of "होना" (to be, to become) that a change of degree takes before "जाना".
@@ -469,6 +621,31 @@ mod tests {
         assert!(words.contains(&"expand".to_string()), "{words:?}");
         // An adjective has no verb forms.
         assert!(verb_forms("धीमा").is_empty());
+    }
+
+    #[test]
+    fn a_comparison_is_read_in_english_order() {
+        let sound = "Sound travels much slower than light.";
+        assert_eq!(
+            read("प्रकाश ध्वनि से बहुत धीमा चलता है", sound)[..4],
+            ["light", "slow", "than", "sound"]
+        );
+        assert_eq!(
+            read("ध्वनि प्रकाश की तुलना में धीमी चलती है", sound)[..4],
+            ["sound", "slow", "than", "light"]
+        );
+        // "से" that compares nothing ("हृदय से दूर", away from the heart) is left as it was.
+        let words = read("रक्त हृदय से दूर जाता है", "Blood flows away from the heart.");
+        assert!(!words.contains(&"than".to_string()), "{words:?}");
+    }
+
+    #[test]
+    fn a_transliterated_term_is_read_by_its_consonants() {
+        let source = "Nondisjunction occurs when homologous chromosomes fail to separate.";
+        let words = read("नॉनडिसजंक्शन तब होता है", source);
+        assert!(words.contains(&"nondisjunction".to_string()), "{words:?}");
+        // A short word is not matched by its consonants alone.
+        assert!(skeleton("kVt").chars().count() < MIN_SKELETON);
     }
 
     #[test]

@@ -378,10 +378,18 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     let opposed_at: Vec<usize> = opposed.iter().map(|(i, _)| *i).collect();
     // Word order says who does what in English only: a Hindi answer read in English keeps
     // Hindi's order (subject, object, verb).
-    let (swapped_roles, cancelled) = if translated {
-        (false, Vec::new())
+    // A Hindi comparison is read in English order ([`hindi::english_view`]): its sides are
+    // compared with the book's.
+    let compared = if translated {
+        hindi::comparison_sides(&a, &s, lex)
     } else {
-        roles::roles(&a, &s, lex, &opposed_at)
+        None
+    };
+    let (swapped_roles, cancelled) = match compared {
+        Some(hindi::Compared::Reversed) => (true, Vec::new()),
+        Some(hindi::Compared::Restated(k)) => (false, vec![k]),
+        None if translated => (false, Vec::new()),
+        None => roles::roles(&a, &s, lex, &opposed_at),
     };
     for (i, src) in &opposed {
         if !cancelled.contains(i) {

@@ -1259,3 +1259,18 @@ fn hindi_verb_forms_and_degree_words_are_read_as_the_book_words_them() {
     );
     assert!(v.agrees(), "{v:?}");
 }
+
+/// Physics, sound: a Hindi comparison ("A B से धीमा", A slower than B) with its sides
+/// exchanged is a roles finding; exchanged under the opposite word ("तेज़", faster) it says
+/// the same as the book.
+#[test]
+fn a_hindi_comparison_with_its_sides_exchanged_is_caught() {
+    let source = "Sound travels much slower than light.";
+    let v = verify_with("प्रकाश ध्वनि से बहुत धीमा चलता है।", &[source], None);
+    assert!(kinds(&v).contains(&"roles"), "{v:?}");
+    let v = verify_with("प्रकाश ध्वनि से बहुत तेज़ चलता है।", &[source], None);
+    assert!(!kinds(&v).contains(&"direction"), "{v:?}");
+    assert!(!kinds(&v).contains(&"roles"), "{v:?}");
+    let v = verify_with("ध्वनि प्रकाश से बहुत धीमी चलती है।", &[source], None);
+    assert!(!kinds(&v).contains(&"roles"), "{v:?}");
+}
