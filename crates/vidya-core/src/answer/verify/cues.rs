@@ -459,6 +459,7 @@ pub const HI_DIRECTION: &[(&str, &str)] = &[
     ("ऊँचा", "high"),
     ("ऊंचा", "high"),
     ("निम्न", "low"),
+    ("उच्च", "high"),
     ("गर्म", "hot"),
     ("गरम", "hot"),
     ("ठंडा", "cold"),

@@ -273,7 +273,13 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
                 .last()
                 .filter(|w| w.chars().next().is_some_and(char::is_alphabetic))
                 .cloned();
-            if let (Some(en), Some(b)) = (cue, term) {
+            // Not where a path's end follows ("क्षेत्र से कम सांद्रता वाले क्षेत्र की ओर",
+            // from the area towards the area of low concentration: [`path`]).
+            let path_end = tokens[at..]
+                .iter()
+                .take_while(|t| !matches!(t.as_str(), "," | ";" | "।"))
+                .any(|t| t == "ओर" || t == "तक");
+            if let (Some(en), Some(b), false) = (cue, term, path_end) {
                 out.pop();
                 out.push(degree_as_sources_say(en, &in_sources).to_string());
                 out.push("than".into());
@@ -285,6 +291,14 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
                 i = at + 1;
                 continue;
             }
+        }
+        // Causal connectives, as English ones, so that cause and effect can be compared with
+        // the book's ([`super::causes`]): Hindi puts the two clauses in English order, "A,
+        // इसलिए B" (A, therefore B), "B क्योंकि A" (B because A).
+        if let Some((n, en)) = causal(&tokens[i..]) {
+            out.push(en.into());
+            i += n;
+            continue;
         }
         // "की तुलना में" (compared with) without a degree word after it: "than", not the
         // glossary's "compare comparison".
@@ -298,7 +312,29 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
         let mut matched = false;
         for n in (1..=(*longest).min(tokens.len() - i)).rev() {
             let phrase = tokens[i..i + n].join(" ");
-            if let Some(en) = gloss.get(&phrase) {
+            // The phrase as written, or with its last word in the direct case ("लक्ष्य
+            // कोशिकाओं" → "लक्ष्य कोशिका": the glossary lists nouns in it).
+            let head = tokens[i..i + n - 1].join(" ");
+            // Of several direct forms, one whose English the sources have.
+            let found = gloss.get(&phrase).or_else(|| {
+                let found: Vec<&String> = oblique_bases(&tokens[i + n - 1])
+                    .into_iter()
+                    .filter_map(|b| {
+                        let p = if head.is_empty() {
+                            b
+                        } else {
+                            format!("{head} {b}")
+                        };
+                        gloss.get(&p)
+                    })
+                    .collect();
+                found
+                    .iter()
+                    .find(|en| en.split_whitespace().any(|w| in_sources.contains(w)))
+                    .or(found.first())
+                    .copied()
+            });
+            if let Some(en) = found {
                 let en = source_words(en, &in_sources);
                 out.push(degree_as_sources_say(&en, &in_sources).to_string());
                 content += n;
@@ -387,6 +423,49 @@ fn skeleton(key: &str) -> String {
     key.chars().filter(|c| *c != 'V').collect()
 }
 
+/// Oblique plural endings of Hindi nouns and what the direct singular ends in instead
+/// ("कोशिकाओं" → "कोशिका", "हॉर्मोनों" → "हॉर्मोन", "ध्वनियों" → "ध्वनि", "पत्तियों" →
+/// "पत्ती"; McGregor, *Outline of Hindi Grammar*, ch. 1), folded.
+const OBLIQUE_PLURAL: &[(&str, &str)] =
+    &[("ियों", "ि"), ("ियों", "ी"), ("ओं", ""), ("ों", ""), ("ों", "ा")];
+
+/// The direct singular forms that `token` (folded) may be the oblique plural of, by
+/// [`OBLIQUE_PLURAL`]: none when it has no such ending or too short a stem.
+fn oblique_bases(token: &str) -> Vec<String> {
+    OBLIQUE_PLURAL
+        .iter()
+        .filter_map(|(end, base)| {
+            token
+                .strip_suffix(fold(end).as_str())
+                .filter(|stem| stem.chars().count() >= 2)
+                .map(|stem| format!("{stem}{}", fold(base)))
+        })
+        .collect()
+}
+
+/// Hindi causal connectives and the English connective each stands for, as folded token
+/// runs: cause first ("इसलिए", therefore; "इसी कारण", for this reason; "जिससे", so that) or
+/// effect first ("क्योंकि", because).
+const HI_CAUSAL: &[(&[&str], &str)] = &[
+    (&["इसलिए"], "therefore"),
+    (&["अतः"], "therefore"),
+    (&["इसी", "कारण"], "therefore"),
+    (&["इस", "कारण"], "therefore"),
+    (&["इसी", "वजह", "से"], "therefore"),
+    (&["जिससे"], "so"),
+    (&["क्योंकि"], "because"),
+    (&["चूंकि"], "because"),
+];
+
+/// The causal connective [`HI_CAUSAL`] at the start of `tokens` (folded): how many tokens it
+/// takes and its English.
+fn causal(tokens: &[String]) -> Option<(usize, &'static str)> {
+    HI_CAUSAL.iter().find_map(|(run, en)| {
+        (tokens.len() >= run.len() && run.iter().zip(tokens).all(|(r, t)| fold(r) == *t))
+            .then_some((run.len(), *en))
+    })
+}
+
 /// The glossary's English for a Hindi term as the sources word it: a value of several words
 /// ("matter substance", alternatives for the retriever; "cell membrane", one term) keeps the
 /// words the sources have (a plural "-s"/"-es" aside), and all of them when the sources have
@@ -428,6 +507,40 @@ fn degree_as_sources_say<'a>(english: &'a str, in_sources: &HashSet<String>) -> 
         .find(|(w, _)| *w == english)
         .and_then(|(_, alts)| alts.iter().copied().find(|x| in_sources.contains(*x)))
         .unwrap_or(english)
+}
+
+/// The two ends of a Hindi movement, "A से B की ओर" or "A से B तक" (from A towards / as far
+/// as B), each read in English ([`english_view`]) as content words. A is the run of words
+/// before "से" back to a comma, "में" or "को" (or the sentence's start), B the words
+/// between "से" and "की ओर"/"तक", with no comma between. Not a way through ("से होकर"). `None` when the answer has no such movement.
+pub fn path(answer: &str, sources: &[&str]) -> Option<(Vec<Word>, Vec<Word>)> {
+    let tokens = tokens(answer);
+    let is_stop = |t: &str| matches!(t, "," | ";" | "।" | "में" | "को");
+    let end = (1..tokens.len())
+        .find(|&q| (tokens[q] == "ओर" && tokens[q - 1] == "की") || tokens[q] == "तक")?;
+    let to_end = if tokens[end] == "ओर" {
+        end - 1
+    } else {
+        end
+    };
+    let from_end = (0..to_end)
+        .rev()
+        .take_while(|&p| !is_stop(&tokens[p]))
+        .find(|&p| tokens[p] == "से" && tokens.get(p + 1).is_some_and(|n| n != "होकर"))?;
+    let start = (0..from_end)
+        .rev()
+        .find(|&p| is_stop(&tokens[p]))
+        .map_or(0, |p| p + 1);
+    let read = |from: usize, to: usize| -> Vec<Word> {
+        english_view(&tokens[from..to].join(" "), sources)
+            .sentence
+            .words
+            .into_iter()
+            .filter(|w| w.role == Role::Content)
+            .collect()
+    };
+    let (a, b) = (read(start, from_end), read(from_end + 1, to_end));
+    (!a.is_empty() && !b.is_empty()).then_some((a, b))
 }
 
 /// How a Hindi answer's comparison ("A fast than B", as [`english_view`] reads "A B से
@@ -637,6 +750,43 @@ mod tests {
         // "से" that compares nothing ("हृदय से दूर", away from the heart) is left as it was.
         let words = read("रक्त हृदय से दूर जाता है", "Blood flows away from the heart.");
         assert!(!words.contains(&"than".to_string()), "{words:?}");
+    }
+
+    #[test]
+    fn a_movement_reads_its_two_ends() {
+        let osmosis = "Water moves from an area of low solute concentration to an area of high solute concentration.";
+        let (from, to) = path(
+            "परासरण में पानी कम विलेय सांद्रता वाले क्षेत्र से अधिक विलेय सांद्रता वाले क्षेत्र की ओर जाता है",
+            &[osmosis],
+        )
+        .unwrap();
+        let lower = |p: &[Word]| p.iter().map(|w| w.lower.clone()).collect::<Vec<_>>();
+        assert!(lower(&from).contains(&"low".to_string()), "{from:?}");
+        assert!(lower(&to).contains(&"high".to_string()), "{to:?}");
+        // A way through is no movement's start.
+        assert!(path("पानी झिल्ली से होकर जाता है", &[osmosis]).is_none());
+        // Nor is a comparison read inside a movement.
+        let words = read(
+            "पानी उच्च सांद्रता वाले क्षेत्र से कम सांद्रता वाले क्षेत्र की ओर जाता है",
+            osmosis,
+        );
+        assert!(!words.contains(&"than".to_string()), "{words:?}");
+    }
+
+    #[test]
+    fn causal_connectives_and_oblique_plurals_are_read() {
+        let words = read(
+            "हवा ऊपर उठती है, इसलिए वह कम सघन होती है",
+            "Hot air rises because it is less dense.",
+        );
+        assert!(words.contains(&"therefore".to_string()), "{words:?}");
+        let words = read("इसी कारण केंद्रक नहीं होता", "Prokaryotes have no nucleus.");
+        assert_eq!(words[0], "therefore");
+        // "कोशिकाओं" (cells, oblique plural) is the glossary's "कोशिका".
+        let words = read("लक्ष्य कोशिकाओं की सतह", "on the surface of the target cells");
+        assert!(words.iter().any(|w| w.starts_with("cell")), "{words:?}");
+        assert_eq!(oblique_bases("कोशिकाओं"), ["कोशिका"]);
+        assert!(oblique_bases("पानी").is_empty());
     }
 
     #[test]

@@ -406,13 +406,22 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
             sides::conversion(&s)
                 .is_some_and(|(sf, si)| sides::conversion_reversed((&af, &ai), (&sf, &si)))
         });
+    // "A से B की ओर जाता है" (moves from A towards B) where the source moves from B to A.
+    let reversed_path = translated
+        && hindi::path(answer, sources).is_some_and(|(af, at)| {
+            sides::path(&s)
+                .is_some_and(|(sf, st)| sides::conversion_reversed((&af, &at), (&sf, &st)))
+        });
     if swapped_roles
         || reversed_conversion
+        || reversed_path
+        // Cause and effect are read clause by clause, and Hindi orders clauses as English does
+        // ("A, इसलिए B": A, therefore B).
+        || ((aligned.len() == 1 || translated) && causes::reversed(&a, &s, lex))
         || (!translated
             && (roles::crossed_clauses(&a, &s, lex)
                 || sides::exchanged(&a, &s, lex)
-                || swaps::comparison_reversed(&a, &s, lex)
-                || (aligned.len() == 1 && causes::reversed(&a, &s, lex))))
+                || swaps::comparison_reversed(&a, &s, lex)))
     {
         findings.push(Finding::Roles);
     }

@@ -155,7 +155,44 @@ pub fn conversion(x: &Sentence) -> Option<(Vec<Word>, Vec<Word>)> {
     None
 }
 
-/// True when the answer converts the other way round from the source: the words that set
+/// Words that end a path's "from" side: "from A to B", "from A toward B", "from A into B".
+const PATH_TO: &[&str] = &["to", "toward", "towards", "into"];
+
+/// Most words a path's "to" side is read over, after its "to".
+const PATH_REACH: usize = 8;
+
+/// The two ends of a movement in `x`, "from A to B": the content words between "from" and the
+/// first "to" ([`PATH_TO`]) after it in its clause, and those after that "to" in the clause
+/// (at most [`PATH_REACH`] words). `None` when no clause has both.
+pub fn path(x: &Sentence) -> Option<(Vec<Word>, Vec<Word>)> {
+    let w = &x.words;
+    for f in (0..w.len()).filter(|&f| w[f].lower == "from") {
+        let clause = w[f].clause;
+        let Some(g) = (f + 1..w.len())
+            .take_while(|&g| w[g].clause == clause)
+            .find(|&g| PATH_TO.contains(&w[g].lower.as_str()))
+        else {
+            continue;
+        };
+        let content = |r: &[Word]| -> Vec<Word> {
+            r.iter()
+                .filter(|x| x.clause == clause && x.role == Role::Content)
+                .cloned()
+                .collect()
+        };
+        let (from, to) = (
+            content(&w[f + 1..g]),
+            content(&w[g + 1..(g + 1 + PATH_REACH).min(w.len())]),
+        );
+        if !from.is_empty() && !to.is_empty() {
+            return Some((from, to));
+        }
+    }
+    None
+}
+
+/// True when the answer converts the other way round from the source (or, given the ends of
+/// a path, [`path`], moves the other way): the words that set
 /// apart what the answer converts ("electrical" of "electrical energy") are those that set
 /// apart what the source's conversion gives, and the other way round ("converts electrical
 /// energy into mechanical energy" where the source converts mechanical into electrical).
@@ -202,5 +239,14 @@ mod tests {
             conversion(&read("A motor converts motion into electrical energy.")).unwrap();
         assert!(conversion_reversed((&af, &ai), (&sf, &si)));
         assert!(!conversion_reversed((&sf, &si), (&sf, &si)));
+    }
+
+    #[test]
+    fn a_path_reads_its_two_ends() {
+        let s = read("Water moves from an area of high concentration to one of low concentration, by osmosis.");
+        let (from, to) = path(&s).unwrap();
+        assert_eq!(lower(&from), ["area", "high", "concentration"]);
+        assert_eq!(lower(&to), ["low", "concentration"]);
+        assert!(path(&read("Water is taken up from the soil.")).is_none());
     }
 }

@@ -1274,3 +1274,36 @@ fn a_hindi_comparison_with_its_sides_exchanged_is_caught() {
     let v = verify_with("ध्वनि प्रकाश से बहुत धीमी चलती है।", &[source], None);
     assert!(!kinds(&v).contains(&"roles"), "{v:?}");
 }
+
+/// Biology 2e, osmosis; Physics, convection: a Hindi movement "from A towards B" with its ends
+/// exchanged, and a Hindi cause made the effect ("A, इसी कारण B", A, for this reason B), are
+/// roles findings; the movement the right way round is kept.
+#[test]
+fn a_hindi_movement_or_cause_the_other_way_round_is_caught() {
+    let osmosis = "Water moves from an area of low solute concentration to an area of high solute concentration.";
+    let v = verify_with(
+        "परासरण में पानी अधिक विलेय सांद्रता वाले क्षेत्र से कम विलेय सांद्रता वाले क्षेत्र की ओर जाता है।",
+        &[osmosis],
+        None,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{v:?}");
+    let v = verify_with(
+        "परासरण में पानी कम विलेय सांद्रता वाले क्षेत्र से अधिक विलेय सांद्रता वाले क्षेत्र की ओर जाता है।",
+        &[osmosis],
+        None,
+    );
+    assert!(!kinds(&v).contains(&"roles"), "{v:?}");
+    let convection = "Hot air rises because it is less dense than the surrounding air.";
+    let v = verify_with(
+        "गर्म हवा ऊपर उठती है, इसी कारण वह आसपास की हवा से कम सघन हो जाती है।",
+        &[convection],
+        None,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{v:?}");
+    let v = verify_with(
+        "गर्म हवा ऊपर उठती है क्योंकि वह आसपास की हवा से कम सघन होती है।",
+        &[convection],
+        None,
+    );
+    assert!(!kinds(&v).contains(&"roles"), "{v:?}");
+}
