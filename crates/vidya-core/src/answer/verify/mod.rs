@@ -22,8 +22,9 @@
 //!   ([`sides`]);
 //! - **hedges** ([`hedges`]): a claim the source calls disputed or proposed, stated as plain
 //!   fact;
-//! - **new content** ([`terms`]): a content word that neither the aligned sentence nor its
-//!   passage has, as a synonym, derivation or more general word ([`lexicon`]).
+//! - **new content** ([`terms`]): a content word that neither the aligned sentence nor any
+//!   passage the model was given has, as a synonym, derivation or more general word
+//!   ([`lexicon`]).
 //!
 //! Hindi answers over English sources are read in English first ([`hindi`]).
 //!
@@ -431,7 +432,15 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     findings.extend(quantifiers::quantifier(&a, &s));
     findings.extend(hedges::hedge(&a, &s));
     numbers::numbers(&a, &s, &passage, &mut findings);
-    terms::terms(&a, &s, &passage, lex, &opposed_at, &mut findings);
+    terms::terms(
+        &a,
+        &s,
+        &passage,
+        &sentences,
+        lex,
+        &opposed_at,
+        &mut findings,
+    );
     // A term swapped for one the sources have elsewhere: beside a run copied from the aligned
     // sentence, or as the holder of a superlative another sentence gives to its sibling.
     if !translated

@@ -9,12 +9,14 @@ use super::Finding;
 
 /// The answer's content words that the aligned sentence (or its passage) does not account
 /// for, each judged: another term of the same kind as a source word the answer dropped
-/// ([`Finding::SwappedTerm`]) or new content ([`Finding::NewTerm`]). Words of an opposite
-/// pair are reported by [`opposites`] instead (`skip`).
+/// ([`Finding::SwappedTerm`]) or new content ([`Finding::NewTerm`]) when no sentence of
+/// `sources` (every passage the model was given) has it either. Words of an opposite pair
+/// are reported by [`opposites`] instead (`skip`).
 pub fn terms(
     a: &Sentence,
     s: &Sentence,
     passage: &[Sentence],
+    sources: &[Sentence],
     lex: Option<&Lexicon>,
     skip: &[usize],
     findings: &mut Vec<Finding>,
@@ -67,7 +69,10 @@ pub fn terms(
             });
             continue;
         }
-        if passage.iter().any(|p| find(w, p, lex) != Match::None) {
+        // New content is what no passage the model was given has: "the light-dependent
+        // reactions of photosynthesis" restates the sentence it is aligned to, and
+        // "photosynthesis" is in another passage.
+        if sources.iter().any(|p| find(w, p, lex) != Match::None) {
             continue;
         }
         findings.push(Finding::NewTerm {

@@ -1307,3 +1307,26 @@ fn a_hindi_movement_or_cause_the_other_way_round_is_caught() {
     );
     assert!(!kinds(&v).contains(&"roles"), "{v:?}");
 }
+
+/// Biology 2e, photosynthesis (a real answer of Qwen2.5-Coder-0.5B): a word of another
+/// passage the model was given ("photosynthesis") is no new content in a sentence that
+/// restates its aligned sentence; a word no passage has still is.
+#[test]
+fn a_word_of_another_given_passage_is_not_new_content() {
+    let sources = [
+        "The overall function of light-dependent reactions is to convert solar energy into chemical energy in the form of NADPH and ATP.",
+        "Photosynthesis takes place in two sequential stages: the light-dependent reactions and the light-independent reactions.",
+    ];
+    let v = verify_with(
+        "The light-dependent reactions of photosynthesis convert solar energy into chemical energy in the form of NADPH and ATP.",
+        &sources,
+        None,
+    );
+    assert!(!kinds(&v).contains(&"new_term"), "{v:?}");
+    let v = verify_with(
+        "The light-dependent reactions of chemosynthesis convert solar energy into chemical energy in the form of NADPH and ATP.",
+        &sources,
+        None,
+    );
+    assert!(kinds(&v).contains(&"new_term"), "{v:?}");
+}
