@@ -509,6 +509,16 @@ fn degree_as_sources_say<'a>(english: &'a str, in_sources: &HashSet<String>) -> 
         .unwrap_or(english)
 }
 
+/// The content words of a run of the answer's tokens, read in English ([`english_view`]).
+fn content_words(tokens: &[String], sources: &[&str]) -> Vec<Word> {
+    english_view(&tokens.join(" "), sources)
+        .sentence
+        .words
+        .into_iter()
+        .filter(|w| w.role == Role::Content)
+        .collect()
+}
+
 /// The two ends of a Hindi movement, "A से B की ओर" or "A से B तक" (from A towards / as far
 /// as B), each read in English ([`english_view`]) as content words. A is the run of words
 /// before "से" back to a comma, "में" or "को" (or the sentence's start), B the words
@@ -531,15 +541,10 @@ pub fn path(answer: &str, sources: &[&str]) -> Option<(Vec<Word>, Vec<Word>)> {
         .rev()
         .find(|&p| is_stop(&tokens[p]))
         .map_or(0, |p| p + 1);
-    let read = |from: usize, to: usize| -> Vec<Word> {
-        english_view(&tokens[from..to].join(" "), sources)
-            .sentence
-            .words
-            .into_iter()
-            .filter(|w| w.role == Role::Content)
-            .collect()
-    };
-    let (a, b) = (read(start, from_end), read(from_end + 1, to_end));
+    let (a, b) = (
+        content_words(&tokens[start..from_end], sources),
+        content_words(&tokens[from_end + 1..to_end], sources),
+    );
     (!a.is_empty() && !b.is_empty()).then_some((a, b))
 }
 
@@ -674,15 +679,10 @@ pub fn conversion(answer: &str, sources: &[&str]) -> Option<(Vec<Word>, Vec<Word
             t.chars().any(char::is_alphanumeric) && !words::is_function(t)
         })
         .last()?;
-    let read = |from: usize, to: usize| -> Vec<Word> {
-        english_view(&tokens[from..to].join(" "), sources)
-            .sentence
-            .words
-            .into_iter()
-            .filter(|w| w.role == Role::Content)
-            .collect()
-    };
-    Some((read(start, marker), read(marker + 1, into)))
+    Some((
+        content_words(&tokens[start..marker], sources),
+        content_words(&tokens[marker + 1..into], sources),
+    ))
 }
 
 #[cfg(test)]
