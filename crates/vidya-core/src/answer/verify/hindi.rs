@@ -58,7 +58,7 @@ struct Cues {
 fn hindi_cues() -> &'static Cues {
     static C: OnceLock<Cues> = OnceLock::new();
     C.get_or_init(|| {
-        let direction: HashMap<String, &'static str> = cues::HI_DIRECTION
+        let mut direction: HashMap<String, &'static str> = cues::HI_DIRECTION
             .iter()
             .map(|(h, en)| (fold(h), *en))
             .collect();
@@ -76,8 +76,8 @@ fn hindi_cues() -> &'static Cues {
         for (h, en) in cues::HI_DIRECTION {
             english.entry(fold(h)).or_insert_with(|| en.to_string());
         }
-        // The other forms of each listed verb ("बढ़ाते", "घटाते" from "बढ़ाता", "घटाता").
-        let mut direction = direction;
+        // The other forms of each listed verb ("बढ़ाते", "घटाते" from "बढ़ाता", "घटाता"), after
+        // every listed form, so that a listed form keeps its own English.
         for (h, en) in cues::HI_DIRECTION {
             for form in verb_forms(&fold(h)) {
                 direction.entry(form.clone()).or_insert(en);
@@ -116,9 +116,9 @@ const VERB_ENDINGS: &[&str] = &["ता", "ती", "ते", "तीं", "न�
 const CAUSATIVE_PAST: &[&str] = &["या", "ई", "ए", "यी", "ये"];
 
 /// The forms of the verb that `word` (folded) is a form of (its bare stem among them), when
-/// it ends in one of [`VERB_ENDINGS`] but "कर" after a stem of two letters or more; empty for any other word
-/// (an adjective such as "धीमा" has no verb ending). Hindi verb morphology as in
-/// McGregor, *Outline of Hindi Grammar* (1995), ch. 6 and 9.
+/// it ends in one of [`VERB_ENDINGS`] but "कर" after a stem of two letters or more; empty for
+/// any other word (an adjective such as "धीमा" has no verb ending). Hindi verb morphology as
+/// in McGregor, *Outline of Hindi Grammar* (1995), ch. 6 and 9.
 fn verb_forms(word: &str) -> Vec<String> {
     let Some(stem) = VERB_ENDINGS
         .iter()
@@ -313,10 +313,10 @@ pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {
         for n in (1..=(*longest).min(tokens.len() - i)).rev() {
             let phrase = tokens[i..i + n].join(" ");
             // The phrase as written, or with its last word in the direct case ("लक्ष्य
-            // कोशिकाओं" → "लक्ष्य कोशिका": the glossary lists nouns in it).
-            let head = tokens[i..i + n - 1].join(" ");
-            // Of several direct forms, one whose English the sources have.
+            // कोशिकाओं" → "लक्ष्य कोशिका": the glossary lists nouns in it); of several direct
+            // forms, one whose English the sources have.
             let found = gloss.get(&phrase).or_else(|| {
+                let head = tokens[i..i + n - 1].join(" ");
                 let found: Vec<&String> = oblique_bases(&tokens[i + n - 1])
                     .into_iter()
                     .filter_map(|b| {
@@ -522,7 +522,8 @@ fn content_words(tokens: &[String], sources: &[&str]) -> Vec<Word> {
 /// The two ends of a Hindi movement, "A से B की ओर" or "A से B तक" (from A towards / as far
 /// as B), each read in English ([`english_view`]) as content words. A is the run of words
 /// before "से" back to a comma, "में" or "को" (or the sentence's start), B the words
-/// between "से" and "की ओर"/"तक", with no comma between. Not a way through ("से होकर"). `None` when the answer has no such movement.
+/// between "से" and "की ओर"/"तक", with no comma between. Not a way through ("से होकर").
+/// `None` when the answer has no such movement.
 pub fn path(answer: &str, sources: &[&str]) -> Option<(Vec<Word>, Vec<Word>)> {
     let tokens = tokens(answer);
     let is_stop = |t: &str| matches!(t, "," | ";" | "।" | "में" | "को");
@@ -564,15 +565,14 @@ pub enum Compared {
 /// The comparison of answer `a` (a Hindi answer read by [`english_view`]) against the aligned
 /// source sentence `s`: each one's degree word before "than" (the source's one or two words
 /// before its first "than"), the content words before it in its clause and those after
-/// "than". `None` when
-/// either has no comparison, the two sides are not exchanged (a word of the answer's "than"
+/// "than". `None` when either has no comparison, the two sides are not exchanged (a word of the answer's "than"
 /// side only on the source's other side, and one of its other side only on the source's
 /// "than" side), or the degree words are neither the same nor opposites.
 pub fn comparison_sides(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<Compared> {
     let than = |x: &Sentence, from: usize, reach: usize| {
         (from + 1..(from + 1 + reach).min(x.words.len())).find(|&t| x.words[t].lower == "than")
     };
-    let k = (0..a.words.len()).find(|&k| than(a, k, 1).is_some())?;
+    let (k, ta) = (0..a.words.len()).find_map(|k| than(a, k, 1).map(|t| (k, t)))?;
     let t = (1..s.words.len()).find(|&t| s.words[t].lower == "than")?;
     let sides = |x: &Sentence, cue: usize, t: usize| -> (Vec<Word>, Vec<Word>) {
         let clause = x.words[cue].clause;
@@ -585,7 +585,7 @@ pub fn comparison_sides(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Op
         };
         (pick(0..cue), pick(t + 1..x.words.len()))
     };
-    let (a_before, a_after) = sides(a, k, than(a, k, 1)?);
+    let (a_before, a_after) = sides(a, k, ta);
     let (s_before, s_after) = sides(s, t - 1, t);
     let only = |w: &Word, here: &[Word], there: &[Word]| {
         here.iter().any(|y| same_term(w, y)) && !there.iter().any(|y| same_term(w, y))

@@ -378,9 +378,8 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     }
     let opposed_at: Vec<usize> = opposed.iter().map(|(i, _)| *i).collect();
     // Word order says who does what in English only: a Hindi answer read in English keeps
-    // Hindi's order (subject, object, verb).
-    // A Hindi comparison is read in English order ([`hindi::english_view`]): its sides are
-    // compared with the book's.
+    // Hindi's order (subject, object, verb), but for a comparison, which the reading puts in
+    // English order ([`hindi::english_view`]) so that its sides are compared with the book's.
     let compared = if translated {
         hindi::comparison_sides(&a, &s, lex)
     } else {
