@@ -23,6 +23,37 @@ pub fn same_word(w: &Word, x: &Word) -> bool {
     x.lower == w.lower
         || (x.stem == w.stem && x.stem.chars().count() >= 3)
         || same_unit(&w.lower, &x.lower)
+        || same_substance(&w.lower, &x.lower)
+}
+
+/// Molecules a textbook writes by formula as often as by name, with one-word names
+/// (IUPAC formulas; subscripts as digits or as Unicode subscripts).
+const FORMULAS: &[(&str, &str)] = &[
+    ("o2", "oxygen"),
+    ("o₂", "oxygen"),
+    ("h2", "hydrogen"),
+    ("h₂", "hydrogen"),
+    ("n2", "nitrogen"),
+    ("n₂", "nitrogen"),
+    ("cl2", "chlorine"),
+    ("cl₂", "chlorine"),
+    ("h2o", "water"),
+    ("h₂o", "water"),
+    ("o3", "ozone"),
+    ("o₃", "ozone"),
+    ("ch4", "methane"),
+    ("ch₄", "methane"),
+    ("nh3", "ammonia"),
+    ("nh₃", "ammonia"),
+    ("c6h12o6", "glucose"),
+    ("c₆h₁₂o₆", "glucose"),
+];
+
+/// A molecule's formula and its name ("O2" and "oxygen": [`FORMULAS`]), either way round.
+fn same_substance(w: &str, x: &str) -> bool {
+    FORMULAS
+        .iter()
+        .any(|(f, name)| (w == *f && x == *name) || (x == *f && w == *name))
 }
 
 /// A unit's name and its symbol: one word of at most three letters (not the article "a"),

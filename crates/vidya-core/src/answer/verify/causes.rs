@@ -12,14 +12,16 @@
 use super::align::{account, same_word, Match};
 use super::lexicon::Lexicon;
 use super::swaps::{is_comparative, COMPARING};
-use super::words::{Role, Sentence};
+use super::words::{Role, Sentence, Word};
 
 /// Connectives with the effect before them ("B because A", "B, since A", "B due to A"); at
 /// the start of a sentence the cause comes first ("Because A, B").
 pub const EFFECT_FIRST: &[&str] = &["because", "since", "due"];
 /// Connectives with the effect before them that only this module reads, in their phrase:
 /// "B as a result of A" ("result in" puts the cause first, so the word alone says nothing).
-const EFFECT_FIRST_PHRASES: &[&str] = &["result"];
+/// "B by doing A" ("by reducing protein synthesis, a cell becomes resistant"): "by" before a
+/// verb in "-ing" gives the means, the cause.
+const EFFECT_FIRST_PHRASES: &[&str] = &["result", "by"];
 /// Connectives with the cause before them ("A, so B", "A; therefore B", "A leads to B", "A
 /// makes B congested", "A limits B", "A is the reason B").
 const CAUSE_FIRST: &[&str] = &[
@@ -30,6 +32,8 @@ const CAUSE_FIRST: &[&str] = &[
     "consequently",
     "causes",
     "cause",
+    "caused",
+    "responsible",
     "leads",
     "lead",
     "results",
@@ -43,6 +47,15 @@ const CAUSE_FIRST: &[&str] = &[
 /// Conditions, read only where a sentence has no connective above: "B if A", "B when A",
 /// "If A, B".
 pub const CONDITIONS: &[&str] = &["if", "when", "whenever"];
+
+/// True when "so" at word `k` of `w` joins two clauses ("…; so, when light enters", "…, and
+/// so B"): after a punctuation mark (two clause breaks, as "so" opens a clause of its own) or
+/// "and", and not "so that"; not the "so" of degree ("so weakly", "is so much more massive").
+pub(super) fn so_joins(w: &[Word], k: usize) -> bool {
+    k > 0
+        && (w[k].clause >= w[k - 1].clause + 2 || w[k - 1].lower == "and")
+        && w.get(k + 1).is_none_or(|n| n.lower != "that")
+}
 
 /// Which side of a sentence's causal connective each word is on: `Some(true)` cause,
 /// `Some(false)` effect, `None` the connective itself. `None` overall when the sentence has
@@ -58,14 +71,8 @@ fn sides(x: &Sentence, lex: Option<&Lexicon>) -> Option<Vec<Option<bool>>> {
             return false;
         }
         match word {
-            // "so" joins clauses after a punctuation mark ("…; so, when light enters": two
-            // clause breaks, as "so" opens a clause of its own) or "and", not as "so weakly"
-            // or "so that"; "due" only as "due to".
-            "so" => {
-                k > 0
-                    && (w[k].clause >= w[k - 1].clause + 2 || w[k - 1].lower == "and")
-                    && w.get(k + 1).is_none_or(|n| n.lower != "that")
-            }
+            // "so" where it joins clauses ([`so_joins`]); "due" only as "due to".
+            "so" => so_joins(w, k),
             "due" => w.get(k + 1).is_some_and(|n| n.lower == "to"),
             // "B as a result of A"; "As a result, B" leaves its cause in another sentence.
             "result" => {
@@ -75,6 +82,24 @@ fn sides(x: &Sentence, lex: Option<&Lexicon>) -> Option<Vec<Option<bool>>> {
                     && w.get(k + 1).is_some_and(|n| n.lower == "of")
             }
             "results" => w.get(k + 1).is_some_and(|n| n.lower == "in"),
+            // "by reducing …": the means; not the passive's "by" ("is detected by the eye").
+            "by" => w.get(k + 1).is_some_and(|n| {
+                n.role == Role::Content && n.lower.len() > 5 && n.lower.ends_with("ing")
+            }),
+            // "A is responsible for B".
+            "responsible" => w.get(k + 1).is_some_and(|n| n.lower == "for"),
+            // "A (has) caused B", not the passive "B is caused by A".
+            "caused" => {
+                w.get(k + 1).is_none_or(|n| n.lower != "by")
+                    && (k == 0
+                        || !matches!(
+                            w[k - 1].lower.as_str(),
+                            "is" | "are" | "was" | "were" | "be" | "been" | "being"
+                        ))
+            }
+            // Opening the sentence, these join it to the sentence before ("Thus, by reducing
+            // …"), not two of its own clauses.
+            "thus" | "therefore" | "hence" | "consequently" => k > 0,
             "leads" | "lead" => w.get(k + 1).is_some_and(|n| n.lower == "to"),
             "cause" => k > 0 && w[k - 1].role == Role::Content,
             // The verb after its subject ("A makes B"), not "makes up" or "make sure".

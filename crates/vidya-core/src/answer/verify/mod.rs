@@ -452,6 +452,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
                 .or_else(|| swaps::superlative_elsewhere(&a, &s, &sentences, lex))
                 .or_else(|| swaps::letter_swapped(&a, &s))
                 .or_else(|| swaps::self_coordinated(&a, &s))
+                .or_else(|| swaps::circular_cause(&a, &s))
                 .or_else(|| swaps::definition_given_to_sibling(&a, &sentences, lex)),
         );
     }
@@ -470,6 +471,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         && findings.iter().all(|f| match f {
             Finding::NewTerm { term } => {
                 lex.is_some_and(|l| l.knows(term) && !l.is_single_sense_noun(term))
+                    && !new_claim(&a, term, lex)
             }
             _ => false,
         })
@@ -511,6 +513,34 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         findings,
         checked: true,
     }
+}
+
+/// Words that introduce an example ("hemiparasites, such as mistletoe").
+const EXAMPLE_MARKERS: &[&[&str]] = &[
+    &["such", "as"],
+    &["including"],
+    &["e.g"],
+    &["for", "example"],
+    &["for", "instance"],
+];
+
+/// True when the answer's new word `term` is a claim of its own, never a rewording: an
+/// example the sources do not give ("hemiparasites, such as mistletoe"), or a superlative
+/// that ranks what the sources only list ("habitat destruction being the biggest threat").
+fn new_claim(a: &Sentence, term: &str, lex: Option<&Lexicon>) -> bool {
+    a.words.iter().enumerate().any(|(i, w)| {
+        if w.lower != term {
+            return false;
+        }
+        let before: Vec<&str> = a.words[i.saturating_sub(3)..i]
+            .iter()
+            .map(|x| x.lower.as_str())
+            .collect();
+        let example = EXAMPLE_MARKERS
+            .iter()
+            .any(|m| before.windows(m.len()).any(|win| win == *m));
+        example || swaps::is_superlative(w, lex)
+    })
 }
 
 #[cfg(test)]

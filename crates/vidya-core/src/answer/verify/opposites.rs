@@ -52,6 +52,18 @@ pub fn opposite(a: &Word, b: &Word, lex: Option<&Lexicon>) -> bool {
     lex.is_some_and(|l| l.antonyms(&a.lower, &b.lower) || l.antonym_of_synonym(&a.lower, &b.lower))
 }
 
+/// Words that make the number after them an estimate ("about 10 percent"). WordNet gives them
+/// senses of quantity with opposites of their own ("about" is a synonym of "most", whose
+/// antonym is "least"), which they do not have before a number.
+const APPROXIMATORS: &[&str] = &[
+    "about",
+    "around",
+    "approximately",
+    "roughly",
+    "nearly",
+    "almost",
+];
+
 /// Words of time order: `Some(true)` for "before" and its kind, `Some(false)` for "after".
 pub(super) fn order_class(w: &Word) -> Option<bool> {
     const BEFORE: &[&str] = &[
@@ -99,6 +111,11 @@ pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usiz
     let mut out = Vec::new();
     for (i, w) in a.words.iter().enumerate() {
         if w.role == Role::Number {
+            continue;
+        }
+        if APPROXIMATORS.contains(&w.lower.as_str())
+            && a.words.get(i + 1).is_some_and(|n| n.role == Role::Number)
+        {
             continue;
         }
         let Some(&(_, sc)) = pairs.iter().find(|(ac, _)| *ac == w.clause) else {

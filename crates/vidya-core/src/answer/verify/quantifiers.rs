@@ -23,7 +23,8 @@ pub fn quantifier(a: &Sentence, s: &Sentence) -> Option<Finding> {
         .filter(|w| !matches!(*w, "any" | "each"))
         .collect();
     if let Some(q) = first(&strong_universal) {
-        if !in_s(UNIVERSAL) || limited_in_source(a, s, &q) {
+        let universal_in_source = in_s(UNIVERSAL) || source_quantifier_on_term(a, s, &q, UNIVERSAL);
+        if !universal_in_source || limited_in_source(a, s, &q) {
             let source = s
                 .words
                 .iter()
@@ -81,6 +82,29 @@ pub fn quantifier(a: &Sentence, s: &Sentence) -> Option<Finding> {
     None
 }
 
+/// The content word the answer quantifies with `q`: the first one after it ("every sensory
+/// signal" → "sensory").
+fn quantified_term<'a>(a: &'a Sentence, q: &str) -> Option<&'a super::words::Word> {
+    let at = a.words.iter().position(|w| w.lower == q)?;
+    a.words[at + 1..].iter().find(|w| w.role == Role::Content)
+}
+
+/// True when the source puts a word of `list` right before (within two words) the term the
+/// answer quantifies with `q`, in any clause: "every sensory signal" where the book's "All
+/// sensory signals, except those from the olfactory system, are transmitted…" puts its "all"
+/// in a clause of its own.
+fn source_quantifier_on_term(a: &Sentence, s: &Sentence, q: &str, list: &[&str]) -> bool {
+    let Some(term) = quantified_term(a, q) else {
+        return false;
+    };
+    s.words.iter().enumerate().any(|(j, x)| {
+        same_word(term, x)
+            && s.words[j.saturating_sub(2)..j]
+                .iter()
+                .any(|y| list.contains(&y.lower.as_str()))
+    })
+}
+
 /// True when the term the answer quantifies with `q` ("all wavelengths") is limited in the
 /// source ("only specific wavelengths", "certain wavelengths"): the source's own universal
 /// word is on another term ("each absorbs only specific wavelengths").
@@ -93,16 +117,5 @@ fn limited_in_source(a: &Sentence, s: &Sentence, q: &str) -> bool {
         "few",
         "several",
     ];
-    let Some(at) = a.words.iter().position(|w| w.lower == q) else {
-        return false;
-    };
-    let Some(term) = a.words[at + 1..].iter().find(|w| w.role == Role::Content) else {
-        return false;
-    };
-    s.words.iter().enumerate().any(|(j, x)| {
-        same_word(term, x)
-            && s.words[j.saturating_sub(2)..j]
-                .iter()
-                .any(|y| LIMITING.contains(&y.lower.as_str()) || ONLY.contains(&y.lower.as_str()))
-    })
+    source_quantifier_on_term(a, s, q, LIMITING) || source_quantifier_on_term(a, s, q, ONLY)
 }

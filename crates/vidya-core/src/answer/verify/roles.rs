@@ -160,7 +160,12 @@ pub fn roles(
                 .filter(|w| w.lower != "by" && REVERSERS.contains(&w.lower.as_str()))
                 .count()
     };
-    let causal = |w: &Word| CAUSAL.contains(&w.lower.as_str()) || CAUSAL.contains(&w.stem.as_str());
+    // "so" only where it joins clauses, not the "so" of degree ("so much more massive").
+    let causal_at = |words: &[Word], k: usize| {
+        let w = &words[k];
+        (CAUSAL.contains(&w.lower.as_str()) || CAUSAL.contains(&w.stem.as_str()))
+            && (w.lower != "so" || causes::so_joins(words, k))
+    };
     let mut cancelled = Vec::new();
     // The terms of a relation are nouns (or words the lexicon does not know: technical terms).
     let term = |w: &Word| super::swaps::is_term(w, lex);
@@ -189,11 +194,11 @@ pub fn roles(
                 let in_source = |j: usize| {
                     lo < j && j < hi && j - lo <= RELATION_GAP + 2 && hi - j <= RELATION_GAP + 2
                 };
-                if causal(w) {
+                if causal_at(&a.words, k) {
                     // Between the terms in the source, or opening the source sentence before
                     // the first term ("Because A, B").
-                    return (lo + 1..hi).any(|j| causal(&s.words[j]) && in_source(j))
-                        || (0..lo).any(|j| causal(&s.words[j]));
+                    return (lo + 1..hi).any(|j| causal_at(&s.words, j) && in_source(j))
+                        || (0..lo).any(|j| causal_at(&s.words, j));
                 }
                 if order_class(w).is_some() {
                     return (lo + 1..hi)
@@ -213,7 +218,13 @@ pub fn roles(
                 // relation of both terms' clause (or of a relative clause on the first term),
                 // and not of a clause of its own that opens between the first term and it
                 // ("tastes that humans detect": the humans detect).
+                // Nor a word joined to the first term by "and" or "or" alone ("for moving
+                // and manipulating chromosomes"): the two are a list, not a term and its
+                // relation.
+                let listed = k > ia + 1
+                    && (ia + 1..k).all(|o| matches!(a.words[o].lower.as_str(), "and" | "or"));
                 w.role == Role::Content
+                    && !listed
                     && lex.is_none_or(|l| reads_as_relation(a, k, l))
                     && a.words[ib].clause == w.clause
                     && (a.words[ia].clause == w.clause
@@ -229,8 +240,8 @@ pub fn roles(
             // because A" or "A, so B" in the answer: which term is the cause is read from
             // the clauses, not from the words between the terms (the cause clause's own
             // passive, "green is reflected", says nothing of the order).
-            if causal(&a.words[r]) && !(lo + 1..hi).any(|j| causal(&s.words[j])) {
-                let Some(c0) = (0..lo).find(|&j| causal(&s.words[j])) else {
+            if causal_at(&a.words, r) && !(lo + 1..hi).any(|j| causal_at(&s.words, j)) {
+                let Some(c0) = (0..lo).find(|&j| causal_at(&s.words, j)) else {
                     continue;
                 };
                 // A term the source says twice has no one place that puts it in or out of the

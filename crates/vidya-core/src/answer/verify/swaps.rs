@@ -197,7 +197,7 @@ fn inflected(w: &Word, lex: Option<&Lexicon>) -> bool {
 
 /// True for a superlative adjective ("weakest", "largest", "smallest"): an `-est` word whose
 /// base form WordNet knows as another word.
-fn is_superlative(w: &Word, lex: Option<&Lexicon>) -> bool {
+pub(super) fn is_superlative(w: &Word, lex: Option<&Lexicon>) -> bool {
     w.role == Role::Content && w.lower.len() >= 6 && w.lower.ends_with("est") && inflected(w, lex)
 }
 
@@ -351,6 +351,30 @@ pub fn self_coordinated(a: &Sentence, s: &Sentence) -> Option<Finding> {
         }
     }
     None
+}
+
+/// A term given as its own cause ("Hot flashes are caused by hot flashes in menopause", a
+/// real answer of Qwen2.5-Coder-0.5B): a content word, a causal word at most three words
+/// after it, and the same word at most four words after that, where the aligned sentence says
+/// no such thing. It explains nothing and is no sentence of the book: a [`Finding::Roles`]
+/// (cause and effect).
+pub fn circular_cause(a: &Sentence, s: &Sentence) -> Option<Finding> {
+    const CAUSAL: &[&str] = &[
+        "caused", "causes", "cause", "due", "because", "leads", "results", "produces", "produced",
+    ];
+    let circular = |x: &Sentence| {
+        x.words.iter().enumerate().any(|(p, w)| {
+            w.role == Role::Content
+                && x.words[p + 1..].iter().take(3).enumerate().any(|(d, c)| {
+                    CAUSAL.contains(&c.lower.as_str())
+                        && x.words[p + 2 + d..]
+                            .iter()
+                            .take(4)
+                            .any(|y| y.role == Role::Content && same_word(w, y))
+                })
+        })
+    };
+    (circular(a) && !circular(s)).then_some(Finding::Roles)
 }
 
 /// A comparison said of the side the source compares against: the answer says "X is

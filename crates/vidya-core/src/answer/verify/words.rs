@@ -607,7 +607,7 @@ pub fn read(text: &str) -> Sentence {
         for c in p.chars().filter(|c| c.is_alphabetic()) {
             *counts.entry(script_of(c)).or_default() += 1;
         }
-        let lower = american(&p.to_lowercase().replace('’', "'"));
+        let lower = american(without_possessive(&p.to_lowercase().replace('’', "'")));
         if CLAUSE_WORDS.contains(&lower.as_str()) && !words.is_empty() {
             clause += 1;
         }
@@ -649,6 +649,16 @@ pub fn read(text: &str) -> Sentence {
         .max_by_key(|(_, n)| *n)
         .map(|(s, _)| s);
     Sentence { words, script }
+}
+
+/// A word without its possessive ending: "object's" → "object", "cells'" → "cells". Not a
+/// short word, whose "'s" is a contraction ("it's", "he's"), and not "n't".
+fn without_possessive(lower: &str) -> &str {
+    lower
+        .strip_suffix("'s")
+        .or_else(|| lower.strip_suffix("s'").map(|_| &lower[..lower.len() - 1]))
+        .filter(|w| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic))
+        .unwrap_or(lower)
 }
 
 /// Verbs that are function words, yet can be the verb a parallel clause repeats ("electrons
