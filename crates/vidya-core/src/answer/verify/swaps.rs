@@ -354,22 +354,36 @@ pub fn self_coordinated(a: &Sentence, s: &Sentence) -> Option<Finding> {
 }
 
 /// A term given as its own cause ("Hot flashes are caused by hot flashes in menopause", a
-/// real answer of Qwen2.5-Coder-0.5B): a content word, a causal word at most three words
-/// after it, and the same word at most four words after that, where the aligned sentence says
-/// no such thing. It explains nothing and is no sentence of the book: a [`Finding::Roles`]
-/// (cause and effect).
+/// real answer of Qwen2.5-Coder-0.5B): the first content word of a clause, a causal verb or
+/// phrase at most three words after it ("caused by", "due to", "because of", "results from",
+/// "leads to", "causes"), and the same word at most four words after that, where the aligned
+/// sentence says no such thing. It explains nothing and is no sentence of the book: a
+/// [`Finding::Roles`] (cause and effect). Not "because" alone, which opens a clause with a
+/// subject of its own ("looks green because green is reflected").
 pub fn circular_cause(a: &Sentence, s: &Sentence) -> Option<Finding> {
-    const CAUSAL: &[&str] = &[
-        "caused", "causes", "cause", "due", "because", "leads", "results", "produces", "produced",
-    ];
+    let causal_at = |x: &Sentence, k: usize| {
+        let next = x.words.get(k + 1).map(|n| n.lower.as_str());
+        match x.words[k].lower.as_str() {
+            "causes" | "cause" | "produces" => true,
+            "caused" | "produced" => next == Some("by"),
+            "due" | "leads" | "lead" => next == Some("to"),
+            "because" => next == Some("of"),
+            "results" | "result" => next == Some("from"),
+            _ => false,
+        }
+    };
     let circular = |x: &Sentence| {
         x.words.iter().enumerate().any(|(p, w)| {
+            let opens_clause = !x.words[..p]
+                .iter()
+                .any(|y| y.clause == w.clause && y.role == Role::Content);
             w.role == Role::Content
-                && x.words[p + 1..].iter().take(3).enumerate().any(|(d, c)| {
-                    CAUSAL.contains(&c.lower.as_str())
-                        && x.words[p + 2 + d..]
+                && opens_clause
+                && (p + 1..x.words.len()).take(3).any(|k| {
+                    causal_at(x, k)
+                        && x.words[k + 1..]
                             .iter()
-                            .take(4)
+                            .take(5)
                             .any(|y| y.role == Role::Content && same_word(w, y))
                 })
         })

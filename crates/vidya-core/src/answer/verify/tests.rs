@@ -1474,4 +1474,9 @@ fn a_term_given_as_its_own_cause_is_rejected() {
         "The side effects of menopause include hot flashes and heavy sweating.",
         book,
     );
+    // "because" opens a clause with a subject of its own: the colour and the light.
+    assert_kept(
+        "Chlorophyll looks green because green is reflected.",
+        "Because green is reflected or transmitted, chlorophyll appears green.",
+    );
 }
