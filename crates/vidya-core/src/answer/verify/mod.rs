@@ -525,7 +525,8 @@ const EXAMPLE_MARKERS: &[&[&str]] = &[
 ];
 
 /// True when the answer's new word `term` is a claim of its own, never a rewording: an
-/// example the sources do not give ("hemiparasites, such as mistletoe"), or a superlative
+/// example the sources do not give (an [`EXAMPLE_MARKERS`] phrase within the three words
+/// before it: "hemiparasites, such as mistletoe"), or a superlative
 /// that ranks what the sources only list ("habitat destruction being the biggest threat").
 fn new_claim(a: &Sentence, term: &str, lex: Option<&Lexicon>) -> bool {
     a.words.iter().enumerate().any(|(i, w)| {

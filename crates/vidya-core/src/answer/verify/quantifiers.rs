@@ -3,7 +3,7 @@
 
 use super::align::{matched_clauses, same_word};
 use super::cues::{ONLY, PARTIAL, UNIVERSAL};
-use super::words::{Role, Sentence};
+use super::words::{Role, Sentence, Word};
 use super::Finding;
 
 /// Quantifiers: "all" where the source says "some" (or says neither), "some" where it says
@@ -84,7 +84,7 @@ pub fn quantifier(a: &Sentence, s: &Sentence) -> Option<Finding> {
 
 /// The content word the answer quantifies with `q`: the first one after it ("every sensory
 /// signal" → "sensory").
-fn quantified_term<'a>(a: &'a Sentence, q: &str) -> Option<&'a super::words::Word> {
+fn quantified_term<'a>(a: &'a Sentence, q: &str) -> Option<&'a Word> {
     let at = a.words.iter().position(|w| w.lower == q)?;
     a.words[at + 1..].iter().find(|w| w.role == Role::Content)
 }

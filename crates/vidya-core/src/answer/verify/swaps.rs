@@ -356,7 +356,7 @@ pub fn self_coordinated(a: &Sentence, s: &Sentence) -> Option<Finding> {
 /// A term given as its own cause ("Hot flashes are caused by hot flashes in menopause", a
 /// real answer of Qwen2.5-Coder-0.5B): the first content word of a clause, a causal verb or
 /// phrase at most three words after it ("caused by", "due to", "because of", "results from",
-/// "leads to", "causes"), and the same word at most four words after that, where the aligned
+/// "leads to", "causes"), and the same word at most five words after that, where the aligned
 /// sentence says no such thing. It explains nothing and is no sentence of the book: a
 /// [`Finding::Roles`] (cause and effect). Not "because" alone, which opens a clause with a
 /// subject of its own ("looks green because green is reflected").

@@ -651,8 +651,9 @@ pub fn read(text: &str) -> Sentence {
     Sentence { words, script }
 }
 
-/// A word without its possessive ending: "object's" → "object", "cells'" → "cells". Not a
-/// short word, whose "'s" is a contraction ("it's", "he's"), and not "n't".
+/// A word without its possessive ending: "object's" → "object", "cells'" → "cells". A word
+/// of one or two letters keeps its "'s" ("it's", "he's"); a longer contraction loses only a
+/// grammar word ("that's" → "that"); "n't" is untouched.
 fn without_possessive(lower: &str) -> &str {
     lower
         .strip_suffix("'s")
