@@ -565,9 +565,9 @@ pub enum Compared {
 /// The comparison of answer `a` (a Hindi answer read by [`english_view`]) against the aligned
 /// source sentence `s`: each one's degree word before "than" (the source's one or two words
 /// before its first "than"), the content words before it in its clause and those after
-/// "than". `None` when either has no comparison, the two sides are not exchanged (a word of the answer's "than"
-/// side only on the source's other side, and one of its other side only on the source's
-/// "than" side), or the degree words are neither the same nor opposites.
+/// "than". `None` when either has no comparison, the two sides are not exchanged (a word of
+/// the answer's "than" side only on the source's other side, and one of its other side only
+/// on the source's "than" side), or the degree words are neither the same nor opposites.
 pub fn comparison_sides(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<Compared> {
     let than = |x: &Sentence, from: usize, reach: usize| {
         (from + 1..(from + 1 + reach).min(x.words.len())).find(|&t| x.words[t].lower == "than")

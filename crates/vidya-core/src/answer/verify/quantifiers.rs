@@ -23,7 +23,8 @@ pub fn quantifier(a: &Sentence, s: &Sentence) -> Option<Finding> {
         .filter(|w| !matches!(*w, "any" | "each"))
         .collect();
     if let Some(q) = first(&strong_universal) {
-        let universal_in_source = in_s(UNIVERSAL) || source_quantifier_on_term(a, s, &q, UNIVERSAL);
+        let universal_in_source =
+            in_s(UNIVERSAL) || source_quantifier_on_term(a, s, &q, |y| UNIVERSAL.contains(&y));
         if !universal_in_source || limited_in_source(a, s, &q) {
             let source = s
                 .words
@@ -89,11 +90,16 @@ fn quantified_term<'a>(a: &'a Sentence, q: &str) -> Option<&'a Word> {
     a.words[at + 1..].iter().find(|w| w.role == Role::Content)
 }
 
-/// True when the source puts a word of `list` right before (within two words) the term the
-/// answer quantifies with `q`, in any clause: "every sensory signal" where the book's "All
+/// True when the source puts a word that `quantifies` right before (within two words) the
+/// term the answer quantifies with `q`, in any clause: "every sensory signal" where the book's "All
 /// sensory signals, except those from the olfactory system, are transmitted…" puts its "all"
 /// in a clause of its own.
-fn source_quantifier_on_term(a: &Sentence, s: &Sentence, q: &str, list: &[&str]) -> bool {
+fn source_quantifier_on_term(
+    a: &Sentence,
+    s: &Sentence,
+    q: &str,
+    quantifies: impl Fn(&str) -> bool,
+) -> bool {
     let Some(term) = quantified_term(a, q) else {
         return false;
     };
@@ -101,7 +107,7 @@ fn source_quantifier_on_term(a: &Sentence, s: &Sentence, q: &str, list: &[&str])
         same_word(term, x)
             && s.words[j.saturating_sub(2)..j]
                 .iter()
-                .any(|y| list.contains(&y.lower.as_str()))
+                .any(|y| quantifies(&y.lower))
     })
 }
 
@@ -117,5 +123,5 @@ fn limited_in_source(a: &Sentence, s: &Sentence, q: &str) -> bool {
         "few",
         "several",
     ];
-    source_quantifier_on_term(a, s, q, LIMITING) || source_quantifier_on_term(a, s, q, ONLY)
+    source_quantifier_on_term(a, s, q, |y| LIMITING.contains(&y) || ONLY.contains(&y))
 }

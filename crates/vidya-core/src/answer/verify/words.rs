@@ -657,7 +657,7 @@ pub fn read(text: &str) -> Sentence {
 fn without_possessive(lower: &str) -> &str {
     lower
         .strip_suffix("'s")
-        .or_else(|| lower.strip_suffix("s'").map(|_| &lower[..lower.len() - 1]))
+        .or_else(|| lower.strip_suffix('\'').filter(|w| w.ends_with('s')))
         .filter(|w| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic))
         .unwrap_or(lower)
 }
