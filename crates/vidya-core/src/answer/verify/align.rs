@@ -111,12 +111,69 @@ pub fn account(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<Match> 
     for (k, w) in a.words.iter().enumerate() {
         if out[k] == Match::None && w.role == Role::Content {
             out[k] = find_unused(w, s, lex, &used);
+            if out[k] == Match::None {
+                if let Some(lex) = lex {
+                    out[k] = find_phrasal(a, k, s, lex, &used);
+                }
+            }
             if let Match::Related(i) = out[k] {
                 used[i] = true;
             }
         }
     }
     out
+}
+
+/// The unused source content word that the phrasal verb of answer word `k` means
+/// ([`phrasal_verb`]: "soak up" for "absorb"), as [`Match::Related`]; [`Match::None`] when `k`
+/// is in no phrasal verb the lexicon knows, or no such word is left.
+fn find_phrasal(a: &Sentence, k: usize, s: &Sentence, lex: &Lexicon, used: &[bool]) -> Match {
+    let Some(phrase) = phrasal_verb(a, k, lex) else {
+        return Match::None;
+    };
+    s.words
+        .iter()
+        .enumerate()
+        .find(|(i, x)| x.role == Role::Content && !used[*i] && lex.same_meaning(&phrase, &x.lower))
+        .map_or(Match::None, |(i, _)| Match::Related(i))
+}
+
+/// Particles of English phrasal verbs ("soak up", "give off", "get rid of").
+const PARTICLES: &[&str] = &[
+    "up", "down", "off", "out", "in", "away", "of", "on", "through", "over", "back",
+];
+
+/// The phrasal verb that answer word `k` is part of, as WordNet lists it ("soak up" in "soak
+/// up extra energy", "get rid of" in "get rid of it"): two or three words around `k`, the
+/// first one as written or as its base form and the rest as written, ending in a particle
+/// ([`PARTICLES`]), that the lexicon knows as a verb. Small models reword with them: "soak up" for "absorb".
+fn phrasal_verb(a: &Sentence, k: usize, lex: &Lexicon) -> Option<String> {
+    let mut spans = vec![(k, k + 1), (k, k + 2)];
+    if k > 0 {
+        spans.extend([(k - 1, k + 1), (k - 1, k)]);
+    }
+    for (from, to) in spans {
+        if to >= a.words.len() {
+            continue;
+        }
+        let words = &a.words[from..=to];
+        if !PARTICLES.contains(&words[words.len() - 1].lower.as_str())
+            || words
+                .iter()
+                .any(|w| !w.lower.chars().all(char::is_alphabetic))
+        {
+            continue;
+        }
+        let rest: Vec<&str> = words[1..].iter().map(|w| w.lower.as_str()).collect();
+        let firsts = std::iter::once(words[0].lower.clone()).chain(lex.base_forms(&words[0].lower));
+        for first in firsts {
+            let phrase = format!("{first} {}", rest.join(" "));
+            if lex.is_verb(&phrase) {
+                return Some(phrase);
+            }
+        }
+    }
+    None
 }
 
 /// Finds `w` among `s`'s words that are not `used` (by index; shorter slices mean unused).

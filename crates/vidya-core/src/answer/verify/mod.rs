@@ -283,6 +283,7 @@ pub fn verify(answer: &str, sources: &[&str]) -> Verification {
 
 /// [`verify`] with the lexicon given (`None`: every changed word is new).
 pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Verification {
+    let answer = words::without_opener(answer);
     let mut a = words::read(answer);
     let mut translated = false;
     let mut numbers_only = false;
@@ -421,6 +422,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         || (!translated
             && (roles::crossed_clauses(&a, &s, lex)
                 || sides::exchanged(&a, &s, lex)
+                || sides::exchanged_around_frame(&a, &s, lex)
                 || swaps::comparison_reversed(&a, &s, lex)))
     {
         findings.push(Finding::Roles);
@@ -428,7 +430,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     if !translated {
         findings.extend(opposites::swapped_opposites(&a, &s, lex));
     }
-    findings.extend(quantifiers::quantifier(&a, &s));
+    findings.extend(quantifiers::quantifier(&a, &s, lex));
     findings.extend(hedges::hedge(&a, &s));
     numbers::numbers(&a, &s, &passage, &mut findings);
     terms::terms(

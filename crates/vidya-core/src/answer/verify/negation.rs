@@ -80,7 +80,53 @@ pub fn negation(
     if unmatched_negated && s.negations(Some(&clauses)) == 0 {
         return Some(Finding::Negation);
     }
-    None
+    elided_denied(a, s, lex).then_some(Finding::Negation)
+}
+
+/// Auxiliaries that can end a clause whose verb is left out after "not" ("colors do not").
+const ELIDING: &[&str] = &[
+    "do", "does", "did", "can", "could", "will", "would", "is", "are", "was", "were", "has",
+    "have", "may", "must", "should",
+];
+
+/// A predicate the source denies by ellipsis, said in the answer: a source clause that ends
+/// in an auxiliary and "not" ("Although wavelengths change …, colors do not") denies its
+/// subject the verb of a clause before it; the answer says that verb of that subject with no
+/// negation ("its color changes along with its wavelength").
+fn elided_denied(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
+    for (p, w) in s.words.iter().enumerate() {
+        let c = w.clause;
+        let ends = s.words[p + 1..].iter().all(|x| x.clause != c);
+        if !is_negator(s, p, w)
+            || !ends
+            || p == 0
+            || !ELIDING.contains(&s.words[p - 1].lower.as_str())
+        {
+            continue;
+        }
+        let subjects: Vec<&Word> = s.words[..p]
+            .iter()
+            .filter(|x| x.clause == c && x.role == Role::Content)
+            .collect();
+        let verbs: Vec<&Word> = s.words[..p]
+            .iter()
+            .filter(|x| x.clause < c && x.role == Role::Content)
+            .filter(|x| lex.is_some_and(|l| l.is_verb(&x.lower)))
+            .collect();
+        for (k, v) in a.words.iter().enumerate() {
+            if !verbs.iter().any(|x| same_word(v, x)) || negated(a, k) {
+                continue;
+            }
+            let said_of = a
+                .words
+                .iter()
+                .any(|y| y.clause == v.clause && subjects.iter().any(|x| same_word(y, x)));
+            if said_of && a.negations(None) == 0 {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// True when a negator stands before word `k` in its clause with fewer than

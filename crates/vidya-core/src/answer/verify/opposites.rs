@@ -49,6 +49,12 @@ pub fn opposite(a: &Word, b: &Word, lex: Option<&Lexicon>) -> bool {
     {
         return true;
     }
+    if degree_class(a)
+        .zip(degree_class(b))
+        .is_some_and(|(x, y)| x != y)
+    {
+        return true;
+    }
     lex.is_some_and(|l| l.antonyms(&a.lower, &b.lower) || l.antonym_of_synonym(&a.lower, &b.lower))
 }
 
@@ -63,6 +69,21 @@ const APPROXIMATORS: &[&str] = &[
     "nearly",
     "almost",
 ];
+
+/// Comparatives of amount: `Some(true)` for "more" and its kind, `Some(false)` for "less".
+/// Any word of one kind is the opposite of any of the other ("a lower affinity" for "a
+/// greater affinity", "larger" for "fewer"), where [`OPPOSITES`] lists pairs.
+fn degree_class(w: &Word) -> Option<bool> {
+    const MORE: &[&str] = &["more", "greater", "higher", "larger", "bigger"];
+    const LESS: &[&str] = &["less", "lesser", "lower", "smaller", "fewer"];
+    if MORE.contains(&w.lower.as_str()) {
+        Some(true)
+    } else if LESS.contains(&w.lower.as_str()) {
+        Some(false)
+    } else {
+        None
+    }
+}
 
 /// Words of time order: `Some(true)` for "before" and its kind, `Some(false)` for "after".
 pub(super) fn order_class(w: &Word) -> Option<bool> {
@@ -99,11 +120,15 @@ pub(super) fn order_class(w: &Word) -> Option<bool> {
 /// Clause by clause, so that "the xylem is inside, the phloem outside" is read against each
 /// half. Returns the pairs (answer word index, source word).
 pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usize, String)> {
-    let has = |sent: &Sentence, clause: usize, w: &Word| {
+    // A word that the other sentence has itself stands for itself, not for a synonym: the
+    // answer's "light" in "the wavelengths that make up light are very long" is the book's
+    // "light", not WordNet's "light" (scant) for the book's "short".
+    let has = |sent: &Sentence, other: &Sentence, clause: usize, w: &Word| {
         sent.words.iter().filter(|x| x.clause == clause).any(|x| {
             same_word(w, x)
                 || (w.role == Role::Content
                     && x.role == Role::Content
+                    && !other.words.iter().any(|y| same_word(x, y))
                     && lex.is_some_and(|l| l.same_meaning(&w.lower, &x.lower)))
         })
     };
@@ -138,13 +163,13 @@ pub fn opposites(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Vec<(usiz
                 }
             }
         }
-        if has(s, sc, w) {
+        if has(s, a, sc, w) {
             continue;
         }
         if let Some(x) = s
             .words
             .iter()
-            .filter(|x| x.clause == sc && x.role != Role::Number && !has(a, w.clause, x))
+            .filter(|x| x.clause == sc && x.role != Role::Number && !has(a, s, w.clause, x))
             .find(|x| opposite(w, x, lex))
         {
             out.push((i, x.lower.clone()));
@@ -174,11 +199,28 @@ pub fn final_direction(
     let ends_clause = a.words[k + 1..]
         .iter()
         .all(|x| x.clause != w.clause || x.role != Role::Content);
-    if !ends_clause || s.words.iter().any(|x| same_word(w, x)) {
+    if !ends_clause {
         return None;
+    }
+    // Where the book says the same direction word of one term and its opposite of another
+    // ("As frequency increases …, wavelength decreases"), the verb is compared with the
+    // book's clause that has the verb's subject, the content word just before it
+    // ("तरंगदैर्ध्य भी बढ़ती है", wavelength also increases).
+    let mut clause: Option<usize> = None;
+    if s.words.iter().any(|x| same_word(w, x)) {
+        let subject = a.words[..k]
+            .iter()
+            .rev()
+            .find(|x| x.role == Role::Content && !is_direction(x))?;
+        let c = s.words.iter().find(|x| same_word(subject, x))?.clause;
+        if s.words.iter().any(|x| x.clause == c && same_word(w, x)) {
+            return None;
+        }
+        clause = Some(c);
     }
     s.words
         .iter()
+        .filter(|x| clause.is_none_or(|c| x.clause == c))
         .find(|x| x.role == Role::Content && opposite(w, x, lex))
         .map(|x| (k, x.lower.clone()))
 }

@@ -3,12 +3,14 @@
 
 use super::align::{matched_clauses, same_word};
 use super::cues::{ONLY, PARTIAL, UNIVERSAL};
+use super::lexicon::Lexicon;
+use super::opposites::{opposite, NEGATING_PREFIXES};
 use super::words::{Role, Sentence, Word};
 use super::Finding;
 
 /// Quantifiers: "all" where the source says "some" (or says neither), "some" where it says
 /// "all", "only" where it does not.
-pub fn quantifier(a: &Sentence, s: &Sentence) -> Option<Finding> {
+pub fn quantifier(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<Finding> {
     let clauses = matched_clauses(a, s);
     let in_s = |list: &[&str]| s.has_any(list, Some(&clauses));
     let first = |list: &[&str]| {
@@ -23,8 +25,11 @@ pub fn quantifier(a: &Sentence, s: &Sentence) -> Option<Finding> {
         .filter(|w| !matches!(*w, "any" | "each"))
         .collect();
     if let Some(q) = first(&strong_universal) {
-        let universal_in_source =
-            in_s(UNIVERSAL) || source_quantifier_on_term(a, s, &q, |y| UNIVERSAL.contains(&y));
+        let universal_in_source = s.words.iter().enumerate().any(|(j, w)| {
+            clauses.contains(&w.clause) && UNIVERSAL.contains(&w.lower.as_str()) && !partitive(s, j)
+        }) || source_quantifier_on_term(a, s, &q, |k| {
+            UNIVERSAL.contains(&s.words[k].lower.as_str()) && !partitive(s, k)
+        }) || repeated_term(a, s, &q);
         if !universal_in_source || limited_in_source(a, s, &q) {
             let source = s
                 .words
@@ -38,9 +43,9 @@ pub fn quantifier(a: &Sentence, s: &Sentence) -> Option<Finding> {
     const PROPORTION: &[&str] = &[
         "most", "mostly", "majority", "minority", "few", "rarely", "seldom",
     ];
-    if let Some(q) =
-        first(PROPORTION).filter(|q| !s.has_any(&[q.as_str()], None) && !in_s(PROPORTION))
-    {
+    if let Some(q) = first(PROPORTION).filter(|q| {
+        !s.has_any(&[q.as_str()], None) && !in_s(PROPORTION) && !denied_opposite(s, q, lex)
+    }) {
         return Some(Finding::Quantifier {
             answer: q,
             source: None,
@@ -83,6 +88,51 @@ pub fn quantifier(a: &Sentence, s: &Sentence) -> Option<Finding> {
     None
 }
 
+/// True when the source says proportion `q` as its opposite with a negating prefix
+/// ("infrequently" for "rarely": "rarely" is the opposite of "frequently").
+fn denied_opposite(s: &Sentence, q: &str, lex: Option<&Lexicon>) -> bool {
+    let qw = super::words::read(q);
+    let Some(q) = qw.words.first() else {
+        return false;
+    };
+    s.words.iter().any(|x| {
+        NEGATING_PREFIXES.iter().any(|p| {
+            x.lower.strip_prefix(p).is_some_and(|rest| {
+                rest.len() >= 4
+                    && super::words::read(rest)
+                        .words
+                        .first()
+                        .is_some_and(|r| opposite(q, r, lex))
+            })
+        })
+    })
+}
+
+/// True when the source says the term the answer quantifies with `q` twice around "after"
+/// ("year after year" for "every year", "cell after cell"): a universal in English idiom.
+fn repeated_term(a: &Sentence, s: &Sentence, q: &str) -> bool {
+    quantified_term(a, q).is_some_and(|term| {
+        s.words
+            .windows(3)
+            .any(|w| same_word(term, &w[0]) && w[1].lower == "after" && same_word(term, &w[2]))
+    })
+}
+
+/// Words that take a part of what follows "of all" ("half of all", "most of all").
+const PARTS: &[&str] = &[
+    "percent", "half", "most", "some", "many", "few", "majority", "minority", "fraction", "part",
+    "portion", "third", "quarter",
+];
+
+/// True when the source's universal word at `j` is inside a part of the whole ("about 90
+/// percent of all bony fish", "half of all cells"): a number or a word of [`PARTS`], then
+/// "of", then the universal. It says the part, not all.
+fn partitive(s: &Sentence, j: usize) -> bool {
+    j >= 2
+        && s.words[j - 1].lower == "of"
+        && (s.words[j - 2].role == Role::Number || PARTS.contains(&s.words[j - 2].lower.as_str()))
+}
+
 /// The content word the answer quantifies with `q`: the first one after it ("every sensory
 /// signal" → "sensory").
 fn quantified_term<'a>(a: &'a Sentence, q: &str) -> Option<&'a Word> {
@@ -90,7 +140,7 @@ fn quantified_term<'a>(a: &'a Sentence, q: &str) -> Option<&'a Word> {
     a.words[at + 1..].iter().find(|w| w.role == Role::Content)
 }
 
-/// True when the source puts a word that `quantifies` right before (within two words) the
+/// True when the source puts a word that `quantifies` (by its index in `s`) right before (within two words) the
 /// term the answer quantifies with `q`, in any clause: "every sensory signal" where the book's "All
 /// sensory signals, except those from the olfactory system, are transmitted…" puts its "all"
 /// in a clause of its own.
@@ -98,17 +148,15 @@ fn source_quantifier_on_term(
     a: &Sentence,
     s: &Sentence,
     q: &str,
-    quantifies: impl Fn(&str) -> bool,
+    quantifies: impl Fn(usize) -> bool,
 ) -> bool {
     let Some(term) = quantified_term(a, q) else {
         return false;
     };
-    s.words.iter().enumerate().any(|(j, x)| {
-        same_word(term, x)
-            && s.words[j.saturating_sub(2)..j]
-                .iter()
-                .any(|y| quantifies(&y.lower))
-    })
+    s.words
+        .iter()
+        .enumerate()
+        .any(|(j, x)| same_word(term, x) && (j.saturating_sub(2)..j).any(&quantifies))
 }
 
 /// True when the term the answer quantifies with `q` ("all wavelengths") is limited in the
@@ -123,5 +171,8 @@ fn limited_in_source(a: &Sentence, s: &Sentence, q: &str) -> bool {
         "few",
         "several",
     ];
-    source_quantifier_on_term(a, s, q, |y| LIMITING.contains(&y) || ONLY.contains(&y))
+    source_quantifier_on_term(a, s, q, |k| {
+        let y = s.words[k].lower.as_str();
+        LIMITING.contains(&y) || ONLY.contains(&y)
+    })
 }

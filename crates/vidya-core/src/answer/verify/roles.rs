@@ -98,6 +98,11 @@ fn reads_as_relation(a: &Sentence, k: usize, l: &Lexicon) -> bool {
     !l.is_noun(w) && a.words.get(k + 1).is_none_or(|n| n.role != Role::Content)
 }
 
+/// Prepositions that can follow a relation noun ("release on", "uptake into", "loss from").
+const PREPOSITIONS: &[&str] = &[
+    "on", "onto", "of", "in", "into", "from", "to", "at", "across", "through", "within",
+];
+
 /// Most words between a relation's term and the relation word.
 const RELATION_GAP: usize = 4;
 
@@ -134,8 +139,8 @@ pub fn roles(
     // "is eaten", "is lost from", "is slowed" for "speeds up"; not "are located in", where
     // the relation is another word) counts once, and each causal or source word ("because",
     // "due to", "from", "after").
-    let reversers = |words: &[Word], relation: &Word| {
-        let passive = words.iter().enumerate().any(|(k, w)| {
+    let passive = |words: &[Word], relation: &Word| {
+        words.iter().enumerate().any(|(k, w)| {
             is_participle(w)
                 && (((same_word(w, relation) || opposite(w, relation, lex))
                     && words[..k].iter().rev().take(2).any(|x| {
@@ -153,8 +158,10 @@ pub fn roles(
                         )
                     }))
                     || words[k + 1..].iter().take(2).any(|x| x.lower == "by"))
-        });
-        usize::from(passive)
+        })
+    };
+    let reversers = |words: &[Word], relation: &Word| {
+        usize::from(passive(words, relation))
             + words
                 .iter()
                 .filter(|w| w.lower != "by" && REVERSERS.contains(&w.lower.as_str()))
@@ -280,7 +287,32 @@ pub fn roles(
                     .filter(|w| effect_first(&w.lower) && !REVERSERS.contains(&w.lower.as_str()))
                     .count()
             };
+            // A relation noun right after the first term, before a preposition ("acetylcholine
+            // release on target organs"), against a passive of the same verb in the other
+            // sentence ("acetylcholine is released onto target organs"): the term is what the
+            // relation is done to in both. A bare form after a term in the singular is no verb
+            // of it. Against an active verb the noun says nothing ("air flow from the lungs"
+            // is "air flows from the lungs").
+            let nominal = |x: &[Word], t: usize| {
+                let bare = |w: &Word| {
+                    !(w.lower.ends_with('s') || w.lower.ends_with("ed") || w.lower.ends_with("ing"))
+                };
+                a.words[r].role == Role::Content
+                    && x.get(t + 1).is_some_and(|rel| {
+                        same_word(rel, &a.words[r])
+                            && bare(rel)
+                            && !x[t].lower.ends_with('s')
+                            && x.get(t + 2)
+                                .is_some_and(|p| PREPOSITIONS.contains(&p.lower.as_str()))
+                    })
+            };
+            let nominal_flips =
+                usize::from(nominal(&a.words, ia) && passive(&s.words[lo + 1..hi], &a.words[r]))
+                    + usize::from(
+                        nominal(&s.words, lo) && passive(&a.words[ia + 1..ib], &a.words[r]),
+                    );
             let flips = usize::from(ja > jb)
+                + nominal_flips
                 + reversers(&a.words[ia + 1..ib], &a.words[r])
                 + effect_first_words(&a.words[ia + 1..ib])
                 + reversers(&s.words[lo + 1..hi], &a.words[r])

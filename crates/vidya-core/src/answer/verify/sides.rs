@@ -213,6 +213,116 @@ pub fn conversion_reversed(answer: (&[Word], &[Word]), source: (&[Word], &[Word]
     meets(&af, &si) && meets(&ai, &sf) && !meets(&af, &sf) && !meets(&ai, &si)
 }
 
+/// Words that make a frame hold both ways or list its terms ("A and B", "between A and B",
+/// "as fast as", "similar to").
+const BOTH_WAYS: &[&str] = &[
+    "and",
+    "or",
+    "nor",
+    "between",
+    "both",
+    "either",
+    "neither",
+    "with",
+    "like",
+    "unlike",
+    "as",
+    "same",
+    "similar",
+    "different",
+    "differ",
+    "differs",
+    "versus",
+    "vs",
+];
+
+/// True when two terms of the answer stand in the other order than in the aligned source
+/// sentence `s`, around a frame the answer copies: every word between them in the answer is,
+/// in order, a word between them in the source, which may have numbers and units more
+/// ("(~667 nm)"), and the frame holds a content word that is no noun: the relation ("Pfr absorbs red light
+/// and is immediately converted to Pr" where the book says "Pr absorbs red light (~667 nm) and
+/// is immediately converted to Pfr"). The two terms are in one clause in each, the source says
+/// each once, and the frame has no word of [`BOTH_WAYS`] or [`SYMMETRIC`]. A copied frame
+/// keeps every word that could reverse the reading (a passive "by", "because"), so the
+/// exchange is a swap of roles however far apart the terms are.
+pub fn exchanged_around_frame(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
+    // The ends are names or their modifiers ("the graphical method"), not verbs.
+    let term = |w: &Word| {
+        w.role == Role::Content && lex.is_none_or(|l| l.is_noun(&w.lower) || !l.is_verb(&w.lower))
+    };
+    let position = |w: &Word| -> Option<usize> {
+        let mut at = s.words.iter().enumerate().filter(|(_, x)| same_word(w, x));
+        let (j, _) = at.next()?;
+        at.next().is_none().then_some(j)
+    };
+    // "and" or "or" lists the terms only next to one of them ("Pr and Pfr"); farther in, it
+    // joins two verbs of one term ("absorbs red light and is converted").
+    let listed = |x: &Sentence, from: usize, to: usize| {
+        let inner = &x.words[from + 1..to];
+        let joins_term =
+            |w: Option<&Word>| w.is_some_and(|w| matches!(w.lower.as_str(), "and" | "or" | "nor"));
+        joins_term(inner.first())
+            || joins_term(inner.last())
+            || inner.iter().any(|w| {
+                !matches!(w.lower.as_str(), "and" | "or" | "nor")
+                    && (BOTH_WAYS.contains(&w.lower.as_str())
+                        || SYMMETRIC.contains(&w.lower.as_str()))
+            })
+    };
+    for ia in 0..a.words.len() {
+        if !term(&a.words[ia]) {
+            continue;
+        }
+        let Some(ja) = position(&a.words[ia]) else {
+            continue;
+        };
+        for ib in ia + 2..a.words.len() {
+            let (wa, wb) = (&a.words[ia], &a.words[ib]);
+            if wb.clause != wa.clause {
+                break;
+            }
+            if !term(wb) || same_word(wa, wb) {
+                continue;
+            }
+            let Some(jb) = position(wb) else { continue };
+            if jb >= ja || s.words[jb].clause != s.words[ja].clause {
+                continue;
+            }
+            if listed(a, ia, ib) || listed(s, jb, ja) {
+                continue;
+            }
+            // The answer's frame, word by word, in the source's frame in order.
+            let frame = &a.words[ia + 1..ib];
+            // The source's words that the frame skips are numbers and units only ("~667
+            // nm"): an auxiliary or "from" there would make a passive of the frame ("heat is
+            // lost from the body" for "the body loses heat").
+            let skippable =
+                |x: &Word| x.role == Role::Number || super::words::unit_of(&x.lower).is_some();
+            let mut next = jb + 1;
+            let copied =
+                frame
+                    .iter()
+                    .all(|w| match (next..ja).find(|&j| same_word(w, &s.words[j])) {
+                        Some(j) => {
+                            let skipped = &s.words[next..j];
+                            next = j + 1;
+                            skipped.iter().all(skippable)
+                        }
+                        None => false,
+                    })
+                    && s.words[next..ja].iter().all(skippable);
+            let relation = frame.iter().any(|w| {
+                w.role == Role::Content
+                    && lex.is_some_and(|l| l.knows(&w.lower) && !l.is_noun(&w.lower))
+            });
+            if copied && relation {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 use super::align::{account, find, same_word, Match};
 use super::lexicon::Lexicon;
 use super::opposites::NEGATING_PREFIXES;
-use super::words::{Role, Sentence, Word};
+use super::words::{unit_of, Role, Sentence, Word};
 use super::Finding;
 
 /// The answer's content words that the aligned sentence (or its passage) does not account
@@ -49,6 +49,20 @@ pub fn terms(
                 source: x.lower.clone(),
             });
             continue;
+        }
+        // One unit named for another ("the watt is the unit of work" where the book names
+        // the joule): WordNet puts the two under different kinds of unit.
+        if let Some(u) = unit_of(&w.lower) {
+            if let Some((_, x)) = dropped
+                .iter()
+                .find(|(_, x)| unit_of(&x.lower).is_some_and(|v| v != u))
+            {
+                findings.push(Finding::SwappedTerm {
+                    answer: w.lower.clone(),
+                    source: x.lower.clone(),
+                });
+                continue;
+            }
         }
         // In the place of a dropped source word: its neighbour (the next content word before
         // or after it) is matched, and the source's neighbour on that side was dropped

@@ -551,6 +551,30 @@ const HI_FUNCTION: &[&str] = &[
     "यानी",
     "अर्थात",
     "रूप",
+    "तक",
+    "ओर",
+    "बीच",
+    "अनुसार",
+    "व",
+    "लगभग",
+    "उनमें",
+    "इनमें",
+    "जहां",
+    "जहाँ",
+    "रहता",
+    "रहती",
+    "रहते",
+    "जा",
+    "ले",
+    "देता",
+    "देती",
+    "देते",
+    "पडता",
+    "पडती",
+    "सके",
+    "सकें",
+    "बहुत",
+    "ताकि",
 ];
 
 /// A superscript digit as its plain digit (Unicode "Superscripts and Subscripts" block and
@@ -649,6 +673,52 @@ pub fn read(text: &str) -> Sentence {
         .max_by_key(|(_, n)| *n)
         .map(|(s, _)| s);
     Sentence { words, script }
+}
+
+/// Openers that announce a rewording and say nothing of the book's content ("In other words,
+/// …", "Simply put, …", "दूसरे शब्दों में, …"): read only where a comma follows them.
+const OPENERS: &[&str] = &[
+    "in other words",
+    "simply put",
+    "put simply",
+    "to put it simply",
+    "in simple terms",
+    "in simpler terms",
+    "in simple words",
+    "in short",
+    "in fact",
+    "that is",
+    "basically",
+    "दूसरे शब्दों में",
+    "सरल शब्दों में",
+    "आसान शब्दों में",
+];
+
+/// Openers that announce a restatement of the sentence before and need no comma ("This means
+/// that the cell …").
+const RESTATING_OPENERS: &[&str] = &["this means that", "this means", "that means"];
+
+/// `sentence` without an opener that only announces a rewording ([`OPENERS`] followed by a
+/// comma, or [`RESTATING_OPENERS`]), matched without regard to case; the sentence as it is
+/// when it has none.
+pub fn without_opener(sentence: &str) -> &str {
+    let t = sentence.trim_start();
+    let head = |o: &str| {
+        t.get(..o.len())
+            .filter(|h| h.eq_ignore_ascii_case(o))
+            .map(|_| &t[o.len()..])
+    };
+    for o in OPENERS {
+        if let Some(rest) = head(o).and_then(|r| r.trim_start().strip_prefix(',')) {
+            return rest.trim_start();
+        }
+    }
+    for o in RESTATING_OPENERS {
+        if let Some(rest) = head(o).filter(|r| r.starts_with(' ')) {
+            return rest.trim_start();
+        }
+    }
+    sentence
 }
 
 /// A word without its possessive ending: "object's" → "object", "cells'" → "cells". A word
