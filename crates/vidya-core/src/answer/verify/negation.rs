@@ -91,8 +91,9 @@ const ELIDING: &[&str] = &[
 
 /// A predicate the source denies by ellipsis, said in the answer: a source clause that ends
 /// in an auxiliary and "not" ("Although wavelengths change …, colors do not") denies its
-/// subject the verb of a clause before it; the answer says that verb of that subject with no
-/// negation ("its color changes along with its wavelength").
+/// subject the verb of a clause before it; the answer says that verb of that subject and has
+/// no negation at all ("its color changes along with its wavelength"). `lex` tells verbs; with
+/// none, nothing is found.
 fn elided_denied(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
     for (p, w) in s.words.iter().enumerate() {
         let c = w.clause;

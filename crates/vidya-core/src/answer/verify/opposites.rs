@@ -76,9 +76,14 @@ const APPROXIMATORS: &[&str] = &[
 fn degree_class(w: &Word) -> Option<bool> {
     const MORE: &[&str] = &["more", "greater", "higher", "larger", "bigger"];
     const LESS: &[&str] = &["less", "lesser", "lower", "smaller", "fewer"];
-    if MORE.contains(&w.lower.as_str()) {
+    class_of(w, MORE, LESS)
+}
+
+/// `Some(true)` when `w` is one of `first`, `Some(false)` when one of `second`, else `None`.
+fn class_of(w: &Word, first: &[&str], second: &[&str]) -> Option<bool> {
+    if first.contains(&w.lower.as_str()) {
         Some(true)
-    } else if LESS.contains(&w.lower.as_str()) {
+    } else if second.contains(&w.lower.as_str()) {
         Some(false)
     } else {
         None
@@ -105,13 +110,7 @@ pub(super) fn order_class(w: &Word) -> Option<bool> {
         "later",
         "subsequent",
     ];
-    if BEFORE.contains(&w.lower.as_str()) {
-        Some(true)
-    } else if AFTER.contains(&w.lower.as_str()) {
-        Some(false)
-    } else {
-        None
-    }
+    class_of(w, BEFORE, AFTER)
 }
 
 /// Opposite words: an answer word that the source clause it restates does not have (nor a

@@ -89,7 +89,8 @@ pub fn quantifier(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<F
 }
 
 /// True when the source says proportion `q` as its opposite with a negating prefix
-/// ("infrequently" for "rarely": "rarely" is the opposite of "frequently").
+/// ([`NEGATING_PREFIXES`]; opposites by [`opposite`], with `lex` for WordNet's):
+/// "infrequently" for "rarely", as "rarely" is the opposite of "frequently".
 fn denied_opposite(s: &Sentence, q: &str, lex: Option<&Lexicon>) -> bool {
     let qw = super::words::read(q);
     let Some(q) = qw.words.first() else {
@@ -140,10 +141,10 @@ fn quantified_term<'a>(a: &'a Sentence, q: &str) -> Option<&'a Word> {
     a.words[at + 1..].iter().find(|w| w.role == Role::Content)
 }
 
-/// True when the source puts a word that `quantifies` (by its index in `s`) right before (within two words) the
-/// term the answer quantifies with `q`, in any clause: "every sensory signal" where the book's "All
-/// sensory signals, except those from the olfactory system, are transmitted…" puts its "all"
-/// in a clause of its own.
+/// True when the source puts a word that `quantifies` (given by its index in `s`) right before
+/// (within two words) the term the answer quantifies with `q`, in any clause: "every sensory
+/// signal" where the book's "All sensory signals, except those from the olfactory system, are
+/// transmitted…" puts its "all" in a clause of its own.
 fn source_quantifier_on_term(
     a: &Sentence,
     s: &Sentence,

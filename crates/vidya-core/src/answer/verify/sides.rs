@@ -239,9 +239,9 @@ const BOTH_WAYS: &[&str] = &[
 /// True when two terms of the answer stand in the other order than in the aligned source
 /// sentence `s`, around a frame the answer copies: every word between them in the answer is,
 /// in order, a word between them in the source, which may have numbers and units more
-/// ("(~667 nm)"), and the frame holds a content word that is no noun: the relation ("Pfr absorbs red light
-/// and is immediately converted to Pr" where the book says "Pr absorbs red light (~667 nm) and
-/// is immediately converted to Pfr"). The two terms are in one clause in each, the source says
+/// ("(~667 nm)"), and the frame holds a content word that is no noun: the relation ("Pfr
+/// absorbs red light and is immediately converted to Pr" where the book says "Pr absorbs red
+/// light (~667 nm) and is immediately converted to Pfr"). The two terms are in one clause in each, the source says
 /// each once, and the frame has no word of [`BOTH_WAYS`] or [`SYMMETRIC`]. A copied frame
 /// keeps every word that could reverse the reading (a passive "by", "because"), so the
 /// exchange is a swap of roles however far apart the terms are.
