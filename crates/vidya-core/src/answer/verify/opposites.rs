@@ -14,6 +14,15 @@ use super::Finding;
 pub(super) const NEGATING_PREFIXES: &[&str] =
     &["un", "in", "im", "il", "ir", "non", "non-", "dis", "a"];
 
+/// What `word` is with a negating prefix taken off ("frequently" from "infrequently"): one
+/// rest of four bytes or more for each of [`NEGATING_PREFIXES`] it begins with.
+pub(super) fn negated_bases(word: &str) -> impl Iterator<Item = &str> {
+    NEGATING_PREFIXES
+        .iter()
+        .filter_map(move |p| word.strip_prefix(p))
+        .filter(|rest| rest.len() >= 4)
+}
+
 /// True when `a` and `b` mean opposite things: a pair of [`OPPOSITES`], WordNet antonyms, or
 /// one is the other with a negating prefix.
 pub fn opposite(a: &Word, b: &Word, lex: Option<&Lexicon>) -> bool {
@@ -34,11 +43,7 @@ pub fn opposite(a: &Word, b: &Word, lex: Option<&Lexicon>) -> bool {
         return true;
     }
     let prefixed = |x: &str, y: &str| {
-        NEGATING_PREFIXES.iter().any(|p| {
-            x.strip_prefix(p).is_some_and(|rest| {
-                rest.len() >= 4 && (rest == y || rest.trim_start_matches('-') == y)
-            })
-        })
+        negated_bases(x).any(|rest| rest == y || rest.trim_start_matches('-') == y)
     };
     if prefixed(&a.lower, &b.lower) || prefixed(&b.lower, &a.lower) {
         return true;

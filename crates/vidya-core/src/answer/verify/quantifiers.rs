@@ -4,7 +4,7 @@
 use super::align::{matched_clauses, same_word};
 use super::cues::{ONLY, PARTIAL, UNIVERSAL};
 use super::lexicon::Lexicon;
-use super::opposites::{opposite, NEGATING_PREFIXES};
+use super::opposites::{negated_bases, opposite};
 use super::words::{Role, Sentence, Word};
 use super::Finding;
 
@@ -89,7 +89,7 @@ pub fn quantifier(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<F
 }
 
 /// True when the source says proportion `q` as its opposite with a negating prefix
-/// ([`NEGATING_PREFIXES`]; opposites by [`opposite`], with `lex` for WordNet's):
+/// ([`negated_bases`]; opposites by [`opposite`], with `lex` for WordNet's):
 /// "infrequently" for "rarely", as "rarely" is the opposite of "frequently".
 fn denied_opposite(s: &Sentence, q: &str, lex: Option<&Lexicon>) -> bool {
     let qw = super::words::read(q);
@@ -97,14 +97,11 @@ fn denied_opposite(s: &Sentence, q: &str, lex: Option<&Lexicon>) -> bool {
         return false;
     };
     s.words.iter().any(|x| {
-        NEGATING_PREFIXES.iter().any(|p| {
-            x.lower.strip_prefix(p).is_some_and(|rest| {
-                rest.len() >= 4
-                    && super::words::read(rest)
-                        .words
-                        .first()
-                        .is_some_and(|r| opposite(q, r, lex))
-            })
+        negated_bases(&x.lower).any(|rest| {
+            super::words::read(rest)
+                .words
+                .first()
+                .is_some_and(|r| opposite(q, r, lex))
         })
     })
 }

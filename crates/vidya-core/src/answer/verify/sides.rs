@@ -269,6 +269,9 @@ pub fn exchanged_around_frame(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>)
                         || SYMMETRIC.contains(&w.lower.as_str()))
             })
     };
+    // Numbers and units ("~667 nm"): an auxiliary or "from" skipped would make a passive of
+    // the frame ("heat is lost from the body" for "the body loses heat").
+    let skippable = |x: &Word| x.role == Role::Number || super::words::unit_of(&x.lower).is_some();
     for ia in 0..a.words.len() {
         if !term(&a.words[ia]) {
             continue;
@@ -293,11 +296,7 @@ pub fn exchanged_around_frame(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>)
             }
             // The answer's frame, word by word, in the source's frame in order.
             let frame = &a.words[ia + 1..ib];
-            // The source's words that the frame skips are numbers and units only ("~667
-            // nm"): an auxiliary or "from" there would make a passive of the frame ("heat is
-            // lost from the body" for "the body loses heat").
-            let skippable =
-                |x: &Word| x.role == Role::Number || super::words::unit_of(&x.lower).is_some();
+            // The source's words that the frame skips are skippable ones only.
             let mut next = jb + 1;
             let copied =
                 frame
