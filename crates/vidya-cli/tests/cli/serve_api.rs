@@ -65,7 +65,9 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let lib = tmp.path();
     let ollama = TestServer::start(Behaviour {
-        default_reply: "Chlorophyll absorbs light energy [1].".into(),
+        default_reply:
+            "In the light-dependent reactions of photosynthesis, chlorophyll absorbs light energy [1]."
+                .into(),
         token_delay_ms: 5,
         ..Behaviour::default()
     });
@@ -143,7 +145,7 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
         .filter(|(n, _)| n == "token")
         .map(|(_, d)| d["text"].as_str().unwrap().to_string())
         .collect();
-    assert!(tokens.contains("Chlorophyll absorbs"), "{body}");
+    assert!(tokens.contains("chlorophyll absorbs"), "{body}");
     let (last, answer) = ev.last().unwrap();
     assert_eq!(last, "answer", "{body}");
     assert_eq!(answer["status"], "answered", "{answer}");

@@ -57,6 +57,10 @@ pub struct StreamCheck<'a> {
     system_prompt: &'a str,
     /// The question (the first statement must be about it).
     question: &'a str,
+    /// True in answer mode: the first statement must also say what was asked, and a question
+    /// that asks to choose gets the quotes ([`super::verify::asked`]); a guiding question or
+    /// a quiz need not.
+    answering: bool,
     buffer: String,
     /// What the student has been shown (the answer kept).
     shown: String,
@@ -155,6 +159,7 @@ impl<'a> StreamCheck<'a> {
             grounder,
             system_prompt,
             question,
+            answering: true,
             buffer: String::new(),
             shown: String::new(),
             seen: Vec::new(),
@@ -167,6 +172,14 @@ impl<'a> StreamCheck<'a> {
             refused: false,
             finish: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// Whether the reply is in answer mode (true unless set). With false (Socratic hints,
+    /// quizzes) the first statement is not held to say what was asked, and a question that
+    /// asks to choose is not left to the quotes ([`super::verify::asked`]).
+    pub fn answering(mut self, answering: bool) -> Self {
+        self.answering = answering;
+        self
     }
 
     /// The flag that tells the model client to end the answer now (set by the check).
@@ -305,7 +318,14 @@ impl<'a> StreamCheck<'a> {
                 s.verdict == Verdict::Removed
                     || (first_fact
                         && !self.question.is_empty()
-                        && super::verify::answers_another_question(self.question, &s.text))
+                        && (super::verify::answers_another_question(self.question, &s.text)
+                            || (self.answering
+                                && (super::verify::asked::asks_a_choice(self.question)
+                                    || super::verify::asked::misses_the_question(
+                                        self.question,
+                                        &s.text,
+                                        self.grounder.source_texts(),
+                                    )))))
             });
         let kept = g.text();
         self.checked.sentences.extend(g.sentences);
@@ -454,12 +474,51 @@ mod tests {
         let (_, _, cut) = run_asked(
             &source(HEAT),
             "si unit of specific heat",
-            &[
-                "Sure! ",
-                "The specific heat c is a property of the substance [1].",
-            ],
+            &["Sure! ", "The SI unit of specific heat is J/(kg ⋅ K) [1]."],
         );
         assert_eq!(cut, None);
+    }
+
+    /// A true first statement that does not say what was asked ("the specific heat is a
+    /// property of the substance" for its SI unit) ends the answer: the student gets the
+    /// quotes (verify::asked).
+    #[test]
+    fn a_first_statement_that_misses_the_question_gives_the_quotes() {
+        let (text, shown, cut) = run_asked(
+            &source(HEAT),
+            "si unit of specific heat",
+            &["The specific heat c is a property of the substance [1]. Its SI unit is J/(kg ⋅ K) [1]."],
+        );
+        assert_eq!(cut, Some(Cut::LostPoint), "{text}");
+        assert!(shown.is_empty());
+        let (text, _, cut) = run_asked(
+            &source(HEAT),
+            "si unit of specific heat",
+            &["The SI unit of specific heat is J/(kg ⋅ K) [1]."],
+        );
+        assert_eq!(cut, None);
+        assert!(text.contains("J/(kg"), "{text}");
+    }
+
+    /// Physics p. 107: a pick between two things the book names is not the tutor's to make
+    /// in answer mode (the 0.5B model picked the wrong point of a spinning CD); a Socratic
+    /// or quiz reply is not held to it.
+    #[test]
+    fn a_pick_between_two_things_gives_the_quotes_in_answer_mode() {
+        const CD: &str = "Consequently, tangential speed is greater for a point on the outer edge of the CD than for a point closer to the center of the CD.";
+        let q = "on a spinning cd which point moves faster, edge or near the center";
+        let reply = "A point on the outer edge of the CD has the greater tangential speed [1].";
+        let (_, shown, cut) = run_asked(&source(CD), q, &[reply]);
+        assert_eq!(cut, Some(Cut::LostPoint));
+        assert!(shown.is_empty());
+        let tok = Tokenizer::new();
+        let cited = source(CD);
+        let g = Grounder::new(&cited, None, &tok).unwrap();
+        let mut check = StreamCheck::new(&g, "Two to four sentences.", q, 200).answering(false);
+        check.push(reply, &mut |_| {});
+        check.end(true, &mut |_| {});
+        assert_eq!(check.cut(), None, "{}", check.text());
+        assert!(check.text().contains("outer edge"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::{ms, Draft, Generation, LlmProblem, Machine, Tutor, TutorAnswer, WHOLE_PAGES_TOKENS};
 use crate::answer::grounding::Grounder;
 use crate::answer::llm_client::{LlmError, OllamaClient};
-use crate::answer::prompt::{self, PromptSource};
+use crate::answer::prompt::{self, Mode, PromptSource};
 use crate::answer::status::AnswerStatus;
 use crate::answer::stream_check::StreamCheck;
 use crate::error::Result;
@@ -137,7 +137,8 @@ impl Tutor {
                     .iter()
                     .map(|c| c.text.split_whitespace().count())
                     .sum();
-                let mut check = StreamCheck::new(&grounder, &p.system, &q.question, source_words);
+                let mut check = StreamCheck::new(&grounder, &p.system, &q.question, source_words)
+                    .answering(q.opts.mode == Mode::Answer);
                 let finish = check.finish();
                 let t = Instant::now();
                 let mut first_shown: Option<f64> = None;

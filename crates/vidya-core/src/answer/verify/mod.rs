@@ -33,6 +33,7 @@
 //! entailment (NLI) model is used: none can be had from the package registries.
 
 pub mod align;
+pub mod asked;
 pub mod causes;
 pub mod cues;
 pub mod hedges;
@@ -220,7 +221,9 @@ pub fn answers_another_question_with(
 }
 
 /// Least share of a question's content words that the source sentence holding a bare answer
-/// ([`fragment_answers`]) must have: the sentence is about what was asked.
+/// ([`fragment_answers`]) must have: the sentence is about what was asked. Also the least
+/// share of the question's terms the tutor's first statement must name
+/// ([`asked::misses_the_question`]).
 pub const FRAGMENT_QUESTION_SHARE: f32 = 0.75;
 
 /// True unless `fragment` is a bare answer of one or two words ("J/K", "C6H12O6",

@@ -58,17 +58,30 @@ pub fn quantifier(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> Option<F
         });
     }
     // "Some viruses are up to 1000 nm" told as "viruses are 1000 nm": what the book says of
-    // some, said of all.
+    // some, said of all; and a value it gives as usual ("is usually between 0 and 1.0"),
+    // said as always so.
     let any_quantifier = |x: &Sentence| {
         x.has_any(UNIVERSAL, None) || x.has_any(PARTIAL, None) || x.has_any(ONLY, None)
     };
     if !any_quantifier(a) {
+        const FREQUENCY: &[&str] = &[
+            "usually",
+            "typically",
+            "generally",
+            "normally",
+            "often",
+            "sometimes",
+        ];
+        // A value the book gives as usual ("usually between 0 and 1.0") is a claim about
+        // that value; "researchers often use both" told as "scientists use both" is not
+        // false.
+        let gives_number = a.words.iter().any(|w| w.role == Role::Number);
         let limited = s.words.iter().find(|w| {
             clauses.contains(&w.clause)
-                && matches!(
+                && (matches!(
                     w.lower.as_str(),
                     "some" | "few" | "several" | "certain" | "most" | "many"
-                )
+                ) || (FREQUENCY.contains(&w.lower.as_str()) && gives_number))
         });
         if let Some(w) = limited {
             return Some(Finding::Quantifier {

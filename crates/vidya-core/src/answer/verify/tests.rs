@@ -1723,3 +1723,33 @@ fn a_relation_noun_after_its_object_reads_as_a_passive() {
     );
     assert!(!kinds(&v).contains(&"roles"), "{v:?}");
 }
+
+/// Physics p. 96, friction: a value the book gives as usual ("usually between 0 and 1.0, but
+/// there is no theoretical upper limit"), said as always so, is a quantifier the book does
+/// not support (the 0.5B model's answer to a question it had never seen, graded wrong); a
+/// statement without a value ("scientists often call mitochondria powerhouses", a practice
+/// that researchers often follow) told without its "often" is not.
+#[test]
+fn what_is_usually_so_said_as_always_so_is_a_quantifier() {
+    let friction = "The coefficient of friction is unitless and is a number usually between 0 and 1.0, but there is no theoretical upper limit to its value.";
+    let v = check(
+        "The coefficient of friction is a number between 0 and 1.0.",
+        friction,
+    );
+    assert_eq!(kinds(&v), ["quantifier"], "{v:?}");
+    assert_kept(
+        "The coefficient of friction is unitless and is usually a number between 0 and 1.0.",
+        friction,
+    );
+    let v = check(
+        "Mitochondria are called the powerhouses of the cell.",
+        "Scientists often call mitochondria the powerhouses of the cell.",
+    );
+    assert!(!kinds(&v).contains(&"quantifier"), "{v:?}");
+    // Biology 2e p. 5: a practice, not a value, said without its "often".
+    let v = check(
+        "Scientists use inductive and deductive reasoning to advance scientific knowledge.",
+        "Researchers often use inductive and deductive reasoning in tandem to advance scientific knowledge.",
+    );
+    assert!(!kinds(&v).contains(&"quantifier"), "{v:?}");
+}
