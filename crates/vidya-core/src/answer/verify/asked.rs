@@ -9,7 +9,7 @@
 //! the answer; the student is better served by the quotes alone
 //! ([`super::super::stream_check`] ends the answer there, in answer mode).
 
-use super::align::same_word;
+use super::align::{in_any, same_word};
 use super::lexicon::Lexicon;
 use super::words::{self, Sentence, Word};
 use super::FRAGMENT_QUESTION_SHARE;
@@ -48,12 +48,11 @@ pub fn misses_the_question_with(
         return true;
     }
     let book: Vec<Sentence> = sources.iter().map(|p| words::read(p)).collect();
-    let in_book = |w: &Word| book.iter().any(|s| s.words.iter().any(|x| same_word(w, x)));
     let mut asked: Vec<&Word> = Vec::new();
     for w in q.content().filter(|w| {
         !crate::retrieve::query::is_hinglish_function_word(&w.lower)
             && !QUESTION_WORDS.contains(&w.lower.as_str())
-            && in_book(w)
+            && in_any(w, &book)
     }) {
         if !asked.iter().any(|x| same_word(x, w)) {
             asked.push(w);
