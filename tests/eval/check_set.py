@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks Vidya's realistic eval set (tests/eval/*.jsonl) against the shared textbooks.
 
-For every answerable question (students.jsonl):
+For every answerable question (students.jsonl, and every other set named with --students, such
+as the new-question sets students_fresh.jsonl and students_blind.jsonl):
   * `source.pdf_file` exists in the book's folder and `source.pdf_pages` names one page;
   * `evidence` occurs on that page of the PDF (whitespace, line-break hyphens and curly quotes
     normalised; text from pdfium, the library Vidya reads PDFs with);
@@ -14,11 +15,11 @@ For every unanswerable question (off_topic.jsonl): none of its `key_terms` occur
 either book (all pages of all chapters).
 For every follow-up pair (followups.jsonl): the second turn is checked like an answerable
 question.
-Also: ids are unique, every record has a `split` of dev or test, and the set has the sizes the
-eval needs (>= 150 answerable, >= 30 of them Hindi or Hinglish, >= 50 unanswerable, >= 10
-follow-up pairs).
+Also: ids are unique over all files, every record has a `split` of dev or test, and the set has
+the sizes the eval needs (>= 150 answerable in the first --students file, >= 30 of them Hindi
+or Hinglish, >= 50 unanswerable, >= 10 follow-up pairs).
 
-Usage: python3 tests/eval/check_set.py [--data ../shared/data] [--students F] [--off-topic F]
+Usage: python3 tests/eval/check_set.py [--data ../shared/data] [--students F [F ...]] [--off-topic F]
        [--followups F] [--no-size-check]
 Needs pypdfium2 (pip install pypdfium2==5.15.2). Exit 0 when every check holds, 1 otherwise,
 with one line per problem.
@@ -89,7 +90,8 @@ def main():
     ap = argparse.ArgumentParser()
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument("--data", default=os.path.join(here, "..", "..", "..", "shared", "data"))
-    ap.add_argument("--students", default=os.path.join(here, "students.jsonl"))
+    ap.add_argument("--students", nargs="+", default=[os.path.join(here, "students.jsonl")],
+                    help="one or more student-question sets (JSONL); ids must be unique over all of them")
     ap.add_argument("--off-topic", default=os.path.join(here, "off_topic.jsonl"))
     ap.add_argument("--followups", default=os.path.join(here, "followups.jsonl"))
     ap.add_argument("--no-size-check", action="store_true", help="check records only (for a partial file)")
@@ -147,13 +149,19 @@ def main():
 
     answerable = 0
     indic = 0
-    for i, line in enumerate((open(args.students, encoding="utf-8") if os.path.exists(args.students) else [])):
-        r = json.loads(line)
-        where = f"students.jsonl:{i + 1} ({r.get('id')})"
-        common(r, where)
-        check_answerable(r, where)
-        answerable += 1
-        indic += r.get("language") in ("hi", "hinglish")
+    # The size rule is the main set's (the first file's): the other sets are extra checks.
+    main_answerable = main_indic = None
+    for students in args.students:
+        name = os.path.basename(students)
+        for i, line in enumerate((open(students, encoding="utf-8") if os.path.exists(students) else [])):
+            r = json.loads(line)
+            where = f"{name}:{i + 1} ({r.get('id')})"
+            common(r, where)
+            check_answerable(r, where)
+            answerable += 1
+            indic += r.get("language") in ("hi", "hinglish")
+        if main_answerable is None:
+            main_answerable, main_indic = answerable, indic
     alltext = {b: " ".join(t for f in pages[b].values() for t in f).lower() for b in BOOKS}
     vocab = set()
     for b in BOOKS:
@@ -184,7 +192,7 @@ def main():
         for j, t in enumerate(turns):
             check_answerable({**t, "language": r.get("language")}, f"{where} turn {j + 1}")
         pairs += 1
-    for what, n, need in [("answerable questions", answerable, 150), ("Hindi/Hinglish questions", indic, 30),
+    for what, n, need in [("answerable questions", main_answerable, 150), ("Hindi/Hinglish questions", main_indic, 30),
                           ("unanswerable questions", off, 50), ("follow-up pairs", pairs, 10)]:
         if n < need and not args.no_size_check:
             problems.append(f"the set has {n} {what}; it needs at least {need}")

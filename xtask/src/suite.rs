@@ -152,9 +152,17 @@ fn check_eval_sets(root: &Path) -> Result<()> {
             .args(extra);
         c
     };
+    // The new-question sets written later (each run once, then graded blind) are checked with
+    // the main set, in one pass over the books.
     run_step(
-        "check the eval set (tests/eval/check_set.py)",
-        check_set(&[]),
+        "check the eval sets (tests/eval/check_set.py)",
+        check_set(&[
+            "--students",
+            "tests/eval/students.jsonl",
+            "tests/eval/students_fresh.jsonl",
+            "tests/eval/students_blind.jsonl",
+            "tests/eval/students_held.jsonl",
+        ]),
     )?;
     // The held-out off-topic questions (never used to choose anything) are checked the same
     // way, so that each of them is off-topic for both books.
