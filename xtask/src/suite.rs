@@ -162,6 +162,7 @@ fn check_eval_sets(root: &Path) -> Result<()> {
             "tests/eval/students_fresh.jsonl",
             "tests/eval/students_blind.jsonl",
             "tests/eval/students_held.jsonl",
+            "tests/eval/students_after.jsonl",
         ]),
     )?;
     // The held-out off-topic questions (never used to choose anything) are checked the same
