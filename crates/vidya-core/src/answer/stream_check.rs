@@ -321,6 +321,15 @@ impl<'a> StreamCheck<'a> {
                         && (super::verify::answers_another_question(self.question, &s.text)
                             || (self.answering
                                 && (super::verify::asked::asks_a_choice(self.question)
+                                    || super::verify::asked::restates_the_question(
+                                        self.question,
+                                        &s.text,
+                                    )
+                                    || super::verify::reason::gives_a_reason_the_book_does_not(
+                                        self.question,
+                                        &s.text,
+                                        self.grounder.source_texts(),
+                                    )
                                     || super::verify::asked::misses_the_question(
                                         self.question,
                                         &s.text,
@@ -477,6 +486,32 @@ mod tests {
             &["Sure! ", "The SI unit of specific heat is J/(kg ⋅ K) [1]."],
         );
         assert_eq!(cut, None);
+    }
+
+    /// Physics (OpenStax), p. 310 and p. 287; the model answered "C" (graded wrong: the
+    /// symbol of capacitance and the coulomb, not the farad), as the pruner quotes it: "…"
+    /// between kept sentences.
+    const CAPACITANCE: &str = "A capacitor is an arrangement of objects that, by virtue of their geometry, can store energy an electric field. … The capacity of a capacitor is defined by its capacitance C, which is given by C = (Q)/(V), … We can see from the equation for capacitance that the units of capacitance are C/V, which are called farads (F) after the nineteenth-century English physicist Michael Faraday. The SI unit for electric charge is the coulomb (abbreviated as “C”), which is named after the French physicist Charles Augustin de Coulomb.";
+
+    #[test]
+    fn a_bare_letter_must_stand_whole_in_a_sentence_about_the_question() {
+        let q = "unit of capacitance n who is it named after";
+        let (text, shown, cut) = run_asked(&source(CAPACITANCE), q, &["C"]);
+        assert_eq!(cut, Some(Cut::LostPoint), "{text}");
+        assert!(shown.is_empty());
+        let (text, _, cut) = run_asked(&source(CAPACITANCE), q, &["F [1]"]);
+        assert_eq!(cut, None);
+        assert!(text.contains('F'), "{text}");
+    }
+
+    /// Physics (OpenStax), p. 122: the model gave the Hindi question back as its answer.
+    #[test]
+    fn a_first_statement_that_gives_the_question_back_gives_the_quotes() {
+        let q = "सबसे पहले किसने बोला था कि ग्रह सूरज के चारों तरफ घूमते हैं";
+        let src = "Nicolaus Copernicus (1473–1543) first had the idea that the planets circle the sun, in about 1514.";
+        let (text, shown, cut) = run_asked(&source(src), q, &[&format!("{q} [1].")]);
+        assert_eq!(cut, Some(Cut::LostPoint), "{text}");
+        assert!(shown.is_empty());
     }
 
     /// A true first statement that does not say what was asked ("the specific heat is a

@@ -51,12 +51,12 @@ pub fn chunk_sentences(text: &str) -> Vec<ChunkSentence> {
 }
 
 /// True when `sentence` can be shown to a student as (part of) an answer: not a question
-/// ("What impact will this have on photosynthesis?"), not a pointer to a figure or table
+/// or an exercise's prompt ([`is_exercise_prompt`]), not a pointer to a figure or table
 /// ("Figure 8.7 illustrates …", "(Figure 8.5):"), not a lead-in that ends with a colon, and not
 /// a fragment of fewer than four words (a heading run into the text).
 pub fn is_quotable(sentence: &str) -> bool {
     let s = sentence.trim();
-    if s.ends_with('?') || s.ends_with(':') {
+    if is_exercise_prompt(s) || s.ends_with(':') {
         return false;
     }
     let starts_with_figure = [
@@ -163,6 +163,19 @@ fn is_marker(text: &str) -> bool {
         || (1..=2).contains(&label.len()) && label.chars().all(|c| c.is_ascii_digit())
 }
 
+/// True when `sentence` asks the reader something: a question ("What impact will this have on
+/// photosynthesis?"), an instruction to explain ("Explain why Earth does actually appear to be
+/// the center of the solar system.", "Explain."), or a true-or-false check ("True or
+/// false—In a circuit diagram, …"). OpenStax *Physics* puts such prompts, with numbered
+/// answer options some of which are false ("1. Earth appears to be the center of the solar
+/// system because Earth is at the center of the universe"), inside its feature boxes, where
+/// the book's structure does not mark them as exercises.
+pub fn is_exercise_prompt(sentence: &str) -> bool {
+    let s = sentence.trim();
+    let first = s.split(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    s.ends_with('?') || first == "Explain" || s.to_lowercase().contains("true or false")
+}
+
 /// True for a list item or a label alone whose label is not a list's first ("2.", "b)",
 /// "(C)"; "i" is left out: it may be a first roman numeral).
 fn continues_a_list(text: &str) -> bool {
@@ -180,7 +193,8 @@ fn ends_with_marker(text: &str) -> bool {
 }
 
 /// For each of a chunk's `sentences`, whether it may be quoted in its place: the answer
-/// options of an exercise (list items after a question, "a. … b. …") are the exercise's, not
+/// options of an exercise (list items after a question or another prompt,
+/// [`is_exercise_prompt`]; "a. … b. …") are the exercise's, not
 /// the book's statements, even when one of them reads like a fact. An item is a sentence that
 /// starts with a label, or follows a label the splitter cut off (a label alone, or one at the
 /// end of the sentence before), and a chunk's first sentence when the next one carries on a
@@ -209,7 +223,7 @@ pub fn quotable_in_place(sentences: &[ChunkSentence], kind: BlockKind) -> Vec<bo
     (0..sentences.len())
         .map(|i| {
             let keep = !((item[i] || marker[i]) && (after_question || exercise)) && !description[i];
-            if sentences[i].text.trim_end().ends_with('?') {
+            if is_exercise_prompt(&sentences[i].text) {
                 after_question = true;
             } else if !item[i] && !marker[i] {
                 after_question = false;
@@ -644,6 +658,30 @@ mod tests {
         assert!(!is_quotable(
             "In Gram-positive bacteria, lipoteichoic acid anchors the wall. (credit: modification of work by Franciscosp2)"
         ));
+    }
+
+    #[test]
+    fn options_after_an_explain_or_true_or_false_prompt_are_not_quoted() {
+        // Physics ch. 7 (a feature box's check) and ch. 18: the options are numbered, the
+        // prompt ends with a full stop or carries "True or false"; the numbered law after a
+        // statement stays.
+        let text = "Copernicus first had the idea that the planets circle the sun.\nExplain why Earth does actually appear to be the center of the solar system.\n1. Earth appears to be the center of the solar system because Earth is at the center of the universe.\n2. Earth appears to be the center of the solar system because, in the reference frame of Earth, the planets appear to move across the sky.\nTrue or false—In a circuit diagram, we can assume that the voltage is the same at every point in a given wire.\n1. false\n2. true\nNewton’s first law of motion states the following.\n1. A body at rest tends to remain at rest.";
+        let sentences = chunk_sentences(text);
+        let mask = quotable_in_place(&sentences, BlockKind::Body);
+        let kept: Vec<&str> = sentences
+            .iter()
+            .zip(&mask)
+            .filter(|(s, keep)| **keep && is_quotable(&s.text))
+            .map(|(s, _)| s.text.as_str())
+            .collect();
+        assert_eq!(
+            kept,
+            vec![
+                "Copernicus first had the idea that the planets circle the sun.",
+                "Newton’s first law of motion states the following.",
+                "A body at rest tends to remain at rest."
+            ]
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use super::align::{in_any, same_word};
 use super::lexicon::Lexicon;
-use super::words::{self, Sentence, Word};
+use super::words::{self, Role, Sentence, Word};
 use super::FRAGMENT_QUESTION_SHARE;
 use crate::text::script::Script;
 
@@ -73,6 +73,24 @@ pub fn misses_the_question_with(
     };
     let found = asked.iter().filter(|w| named(w)).count();
     (found as f32) < FRAGMENT_QUESTION_SHARE * asked.len() as f32
+}
+
+/// True when `statement` (the tutor's first statement, without its `[n]` marks) says nothing
+/// the question did not: every word of it but the function words ("the", "is", "of") is a
+/// word of `question` ([`same_word`]), in any script. The 0.5B model echoes a question it
+/// cannot answer ("सबसे पहले किसने बोला था कि ग्रह सूरज के चारों तरफ घूमते हैं" for that
+/// question; "simple machine से काम आसान कैसे होता है …"): true by the book in no sense,
+/// and read as the answer under the quotes. Statements of fewer than three words are bare
+/// answers ([`super::fragment_answers`]): false.
+pub fn restates_the_question(question: &str, statement: &str) -> bool {
+    let (q, a) = (words::read(question), words::read(statement));
+    if a.words.len() < 3 {
+        return false;
+    }
+    a.words
+        .iter()
+        .filter(|w| w.role != Role::Function)
+        .all(|w| q.words.iter().any(|x| same_word(w, x)))
 }
 
 /// Words that ask which of two things ("which is faster", Hinglish "kaunsa").
@@ -177,6 +195,33 @@ fn has_formula(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Physics ch. 7 and 9, stop 56's third set of new student questions: the 0.5B model gave
+    /// the question back as its answer (graded partial); statements that answer stay.
+    #[test]
+    fn a_statement_that_gives_the_question_back_is_caught() {
+        let q = "सबसे पहले किसने बोला था कि ग्रह सूरज के चारों तरफ घूमते हैं";
+        assert!(restates_the_question(q, q));
+        let q = "simple machine से काम आसान कैसे होता है जबकि work उतना ही रहता है";
+        assert!(restates_the_question(q, q));
+        assert!(restates_the_question(
+            "wat is parthenogenesis in animals",
+            "Parthenogenesis is in animals."
+        ));
+        assert!(!restates_the_question(
+            "wat is parthenogenesis in animals",
+            "Parthenogenesis is a form of asexual reproduction in animals."
+        ));
+        assert!(!restates_the_question(
+            "formula for weight of a object??",
+            "The formula for weight of a object is W = mg."
+        ));
+        assert!(!restates_the_question(
+            "सबसे पहले किसने बोला था कि ग्रह सूरज के चारों तरफ घूमते हैं",
+            "निकोलस कोपरनिकस ने सबसे पहले कहा था कि ग्रह सूरज के चारों ओर घूमते हैं।"
+        ));
+        assert!(!restates_the_question("what is a joule", "Joule."));
+    }
 
     /// Biology 2e ch. 2 and 11, Physics ch. 6: the 0.5B model's first statements on questions
     /// it had never seen (stop 55's fresh student questions), graded partial or wrong by a

@@ -43,6 +43,7 @@ pub mod negation;
 pub mod numbers;
 pub mod opposites;
 pub mod quantifiers;
+pub mod reason;
 pub mod roles;
 pub mod sides;
 pub mod swaps;
@@ -228,7 +229,8 @@ pub const FRAGMENT_QUESTION_SHARE: f32 = 0.75;
 
 /// True unless `fragment` is a bare answer of one or two words ("J/K", "C6H12O6",
 /// "electromagnetism") that no source sentence gives for `question`: a source sentence must
-/// hold the fragment (spaces and case aside) and at least [`FRAGMENT_QUESTION_SHARE`] of the
+/// hold the fragment as a whole (spaces and case aside; not inside a word or a unit,
+/// [`holds_whole`]) and at least [`FRAGMENT_QUESTION_SHARE`] of the
 /// question's content words. "J/K" for "SI unit of specific heat" is not such an answer when
 /// the sentence with "J/K" is about entropy. Lead-ins ("Sure!", "Answer:"), "Yes"/"No", and
 /// questions in another script than Latin are not judged (true). `fragment` is without its
@@ -256,21 +258,54 @@ pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> boo
     if words == 0 || words > 2 || lead_in || asked.is_empty() || q.script != Some(Script::Latin) {
         return true;
     }
-    let needle = compact(bare);
+    let needle: Vec<char> = compact(bare).chars().collect();
+    // A quote's "…" joins two sentences the pruner kept apart ("… given by C = (Q)/(V), …
+    // We can see …"): each piece is a sentence of its own here.
     sources.iter().any(|p| {
         split_sentences(p).iter().any(|span| {
-            let text = span.slice(p);
-            if !compact(text).contains(&needle) {
-                return false;
-            }
-            let s = words::read(text);
-            let found = asked
-                .iter()
-                .filter(|w| s.words.iter().any(|x| align::same_word(w, x)))
-                .count();
-            found as f32 >= FRAGMENT_QUESTION_SHARE * asked.len() as f32
+            span.slice(p).split('…').any(|text| {
+                holds_whole(text, &needle) && {
+                    let s = words::read(text);
+                    let found = asked
+                        .iter()
+                        .filter(|w| s.words.iter().any(|x| align::same_word(w, x)))
+                        .count();
+                    found as f32 >= FRAGMENT_QUESTION_SHARE * asked.len() as f32
+                }
+            })
         })
     })
+}
+
+/// True when `text` holds `needle` (lower case, without spaces) as a whole, spaces and case
+/// aside: the match neither starts nor ends inside a word or a unit ("C" is not in
+/// "capacitor", nor in "C/V"; "J/K" is in "joules per kelvin (J/K)").
+fn holds_whole(text: &str, needle: &[char]) -> bool {
+    // The text without its spaces, each character with whether a space came before it.
+    let mut chars: Vec<(char, bool)> = Vec::new();
+    let mut spaced = true;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            spaced = true;
+            continue;
+        }
+        for l in c.to_lowercase() {
+            chars.push((l, spaced));
+            spaced = false;
+        }
+    }
+    let joins = |c: char| c.is_alphanumeric() || c == '/';
+    let n = needle.len();
+    n > 0
+        && chars.len() >= n
+        && (0..=chars.len() - n).any(|i| {
+            chars[i..i + n]
+                .iter()
+                .map(|(c, _)| *c)
+                .eq(needle.iter().copied())
+                && (i == 0 || chars[i].1 || !joins(chars[i - 1].0))
+                && (i + n == chars.len() || chars[i + n].1 || !joins(chars[i + n].0))
+        })
 }
 
 /// True with `VIDYA_DEBUG_VERIFY` set: the check prints how it read each sentence (on stderr).
