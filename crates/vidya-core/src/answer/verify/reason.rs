@@ -18,8 +18,8 @@ use super::FRAGMENT_QUESTION_SHARE;
 use crate::text::script::Script;
 use crate::text::split_sentences;
 
-/// Words that ask for a reason: "why", its SMS spelling "y", Hinglish "kyu"/"kyon"/"kyun",
-/// Hindi "क्यों" (read only in Latin-script questions, as the statement is), "how come".
+/// Words that ask for a reason: "why", its SMS spelling "y", Hinglish "kyu"/"kyon"/"kyun"/
+/// "kyo" (and "how come", read as two words). Only Latin-script questions are judged.
 const WHY: &[&str] = &["why", "y", "kyu", "kyon", "kyun", "kyo"];
 
 /// Words of a book sentence that say it gives a reason.
@@ -67,12 +67,12 @@ const EXPLAINED_SHARE: f32 = FRAGMENT_QUESTION_SHARE;
 /// why-question with a reason ("because …", "since …", "due to …"), or a how-question with a
 /// means ("through …", "by …-ing"), that no sentence of `sources` (or two sentences in a row
 /// of one source) gives as a reason: such a window holds at least [`REASON_SHARE`] of the
-/// reason's content words ([`same_word`]), for a why-question a causal word ([`CAUSAL`];
-/// a book gives a means in many ways: "As the roots … infiltrate rock, carbon dioxide was
-/// drawn out"), and at least
-/// [`EXPLAINED_SHARE`] of the explained thing's content words (the statement's words before
-/// its connective, or the question's when it opens with "Because"). Statements and questions
-/// in another script than Latin, and statements with no connective, are not judged (false).
+/// reason's content words ([`same_word`]), for a why-question a causal word ([`CAUSAL`]; a
+/// book gives a means in many ways: "As the roots … infiltrate rock, carbon dioxide was drawn
+/// out"), and at least [`EXPLAINED_SHARE`] of the explained thing's content words (the
+/// statement's words before its connective; for "Because A, B" the words of B, or the
+/// question's that the sources have when there is no B). Statements and questions in another
+/// script than Latin, and statements with no connective, are not judged (false).
 pub fn gives_a_reason_the_book_does_not(question: &str, statement: &str, sources: &[&str]) -> bool {
     let q = words::read(question);
     let a = words::read(statement);
