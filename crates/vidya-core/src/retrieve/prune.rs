@@ -220,17 +220,37 @@ pub fn quotable_in_place(sentences: &[ChunkSentence], kind: BlockKind) -> Vec<bo
     let exercise = kind == BlockKind::Exercise;
     let mut after_question = (2..=5).contains(&lead);
     let description = in_image_description(sentences);
+    // An option the page broke over two lines ("2. Earth appears … in the reference frame of" /
+    // "Earth, the sun, moon, and planets all appear …"): the piece after an unquoted option
+    // that breaks off ([`breaks_off`]) is the option's too, and the options go on after it.
+    let mut option_open = false;
     (0..sentences.len())
         .map(|i| {
-            let keep = !((item[i] || marker[i]) && (after_question || exercise)) && !description[i];
+            let listed = item[i] || marker[i] || option_open;
+            let keep = !(listed && (after_question || exercise)) && !description[i];
             if is_exercise_prompt(&sentences[i].text) {
                 after_question = true;
-            } else if !item[i] && !marker[i] {
+            } else if !listed {
                 after_question = false;
             }
+            option_open = listed && !keep && !marker[i] && breaks_off(&sentences[i].text);
             keep
         })
         .collect()
+}
+
+/// True when `text` stops where no sentence can: after a comma, a hyphen, or a word that
+/// needs one after it ("of", "the", "and", …).
+fn breaks_off(text: &str) -> bool {
+    const NEEDS_MORE: &[&str] = &[
+        "of", "the", "a", "an", "to", "in", "and", "or", "for", "with", "by", "from", "that", "as",
+        "at", "on", "is", "are", "its", "their",
+    ];
+    let t = text.trim_end();
+    t.ends_with([',', '-', '–'])
+        || t.rsplit(char::is_whitespace)
+            .next()
+            .is_some_and(|w| NEEDS_MORE.contains(&w.to_lowercase().as_str()))
 }
 
 /// For each of a chunk's `sentences`, whether it is inside an image's description for screen
@@ -665,7 +685,7 @@ mod tests {
         // Physics ch. 7 (a feature box's check) and ch. 18: the options are numbered, the
         // prompt ends with a full stop or carries "True or false"; the numbered law after a
         // statement stays.
-        let text = "Copernicus first had the idea that the planets circle the sun.\nExplain why Earth does actually appear to be the center of the solar system.\n1. Earth appears to be the center of the solar system because Earth is at the center of the universe.\n2. Earth appears to be the center of the solar system because, in the reference frame of Earth, the planets appear to move across the sky.\nTrue or false—In a circuit diagram, we can assume that the voltage is the same at every point in a given wire.\n1. false\n2. true\nNewton’s first law of motion states the following.\n1. A body at rest tends to remain at rest.";
+        let text = "Copernicus first had the idea that the planets circle the sun.\nExplain why Earth does actually appear to be the center of the solar system.\n1. Earth appears to be the center of the solar system because Earth is at the center of the universe.\n2. Earth appears to be the center of the solar system because, in the reference frame of\nEarth, the planets appear to move across the sky.\n3. Earth appears to be at the center of the solar system because all the heavenly bodies revolve around it.\nTrue or false—In a circuit diagram, we can assume that the voltage is the same at every point in a given wire.\n1. false\n2. true\nNewton’s first law of motion states the following.\n1. A body at rest tends to remain at rest.";
         let sentences = chunk_sentences(text);
         let mask = quotable_in_place(&sentences, BlockKind::Body);
         let kept: Vec<&str> = sentences
