@@ -606,6 +606,13 @@ mod tests {
             .collect()
     }
 
+    /// The sentences of running text `text` that may be quoted: in their place and alone.
+    fn quoted(text: &str) -> Vec<String> {
+        let mut kept = in_place(text, BlockKind::Body);
+        kept.retain(|s| is_quotable(s));
+        kept
+    }
+
     #[test]
     fn options_whose_first_label_stayed_in_the_chunk_before_are_not_quoted() {
         // Physics ch. 15: the chunk begins with option 3's text (its "3." is in the chunk
@@ -630,11 +637,7 @@ mod tests {
     fn no_sentence_of_an_image_description_is_quoted_even_mid_chunk() {
         // Biology 2e ch. 22: an aside chunk that begins inside the nitrogen-cycle figure's
         // description (its start is in the chunk before), and one that holds a whole one.
-        let kept = |text: &str| -> Vec<String> {
-            let mut kept = in_place(text, BlockKind::Body);
-            kept.retain(|s| is_quotable(s));
-            kept
-        };
+        let kept = quoted;
         assert_eq!(
             kept("Nitrification is the process by which nitrifying bacteria produce nitrites, shown as upper N upper O 2 negative. Nitrates are assimilated by plants, then animals, then decomposers. Denitrifying bacteria convert nitrates to nitrogen gas, completing the cycle.] Watch a recent news report on antibiotic-resistant bacteria in livestock."),
             vec!["Watch a recent news report on antibiotic-resistant bacteria in livestock."]
@@ -653,16 +656,8 @@ mod tests {
     #[test]
     fn exercise_options_figure_descriptions_and_credits_are_never_quoted() {
         let text = "Which of the following statements is true? a. Gram-positive bacteria have a thin wall. b. Gram-negative bacteria have a thick wall. Gram-negative bacteria have a thin cell wall. 1. Light is absorbed by chlorophyll in the first step.";
-        let sentences = chunk_sentences(text);
-        let mask = quotable_in_place(&sentences, BlockKind::Body);
-        let kept: Vec<&str> = sentences
-            .iter()
-            .zip(&mask)
-            .filter(|(s, keep)| **keep && is_quotable(&s.text))
-            .map(|(s, _)| s.text.as_str())
-            .collect();
         assert_eq!(
-            kept,
+            quoted(text),
             vec![
                 "Gram-negative bacteria have a thin cell wall.",
                 "Light is absorbed by chlorophyll in the first step."
@@ -686,16 +681,8 @@ mod tests {
         // prompt ends with a full stop or carries "True or false"; the numbered law after a
         // statement stays.
         let text = "Copernicus first had the idea that the planets circle the sun.\nExplain why Earth does actually appear to be the center of the solar system.\n1. Earth appears to be the center of the solar system because Earth is at the center of the universe.\n2. Earth appears to be the center of the solar system because, in the reference frame of\nEarth, the planets appear to move across the sky.\n3. Earth appears to be at the center of the solar system because all the heavenly bodies revolve around it.\nTrue or false—In a circuit diagram, we can assume that the voltage is the same at every point in a given wire.\n1. false\n2. true\nNewton’s first law of motion states the following.\n1. A body at rest tends to remain at rest.";
-        let sentences = chunk_sentences(text);
-        let mask = quotable_in_place(&sentences, BlockKind::Body);
-        let kept: Vec<&str> = sentences
-            .iter()
-            .zip(&mask)
-            .filter(|(s, keep)| **keep && is_quotable(&s.text))
-            .map(|(s, _)| s.text.as_str())
-            .collect();
         assert_eq!(
-            kept,
+            quoted(text),
             vec![
                 "Copernicus first had the idea that the planets circle the sun.",
                 "Newton’s first law of motion states the following.",
