@@ -504,6 +504,27 @@ mod tests {
         assert!(text.contains('F'), "{text}");
     }
 
+    /// Biology 2e (OpenStax), p. 211 and 213: a reason the book gives for something else
+    /// (verify::reason) ends the answer; the book's reason is kept.
+    #[test]
+    fn a_reason_the_book_does_not_give_gives_the_quotes() {
+        let src = "The cells produced are genetically unique because of the random assortment of paternal and maternal homologs and because of the recombination of maternal and paternal segments of chromosomes that occurs during crossover. The process of meiosis produces unique reproductive cells called gametes, which have half the number of chromosomes as the parent cell.";
+        let q = "why r the 4 cells made in meiosis all genetically difrent";
+        let (text, shown, cut) = run_asked(
+            &source(src),
+            q,
+            &["Because they have half the number of chromosomes as the parent cell [1]."],
+        );
+        assert_eq!(cut, Some(Cut::LostPoint), "{text}");
+        assert!(shown.is_empty());
+        let (text, _, cut) = run_asked(
+            &source(src),
+            q,
+            &["In meiosis, the cells produced are genetically unique because of the random assortment of paternal and maternal homologs [1]."],
+        );
+        assert_eq!(cut, None, "{text}");
+    }
+
     /// Physics (OpenStax), p. 122: the model gave the Hindi question back as its answer.
     #[test]
     fn a_first_statement_that_gives_the_question_back_gives_the_quotes() {

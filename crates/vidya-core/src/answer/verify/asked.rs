@@ -3,7 +3,8 @@
 //! A statement can be true by the book and still not answer the student: it restates the
 //! question ("gametes must be haploid" for "why do gametes have to be haploid, what if they
 //! were diploid"), answers about a neighbouring thing (the mass of protons and neutrons for
-//! "difference between proton and neutron charge"), or calls a description a formula; and
+//! "difference between proton and neutron charge"), calls a description a formula, or gives
+//! the question back as its answer ([`restates_the_question`]); and
 //! where the question asks to choose between two things the book names, a pick of the wrong
 //! one keeps the book's words. Shown under the quotes as "the tutor's words", it reads as
 //! the answer; the student is better served by the quotes alone

@@ -8,7 +8,7 @@
 //! means: "the first land plants brought down carbon dioxide … through photosynthesis" where
 //! the book says their roots broke into rock. What the student reads as the answer is then a
 //! link the book does not make. The book makes it where one of its sentences (or two in a
-//! row) holds the reason, says it is one (a causal word: "because", "so", "therefore",
+//! row, the second carrying the first on: "This is why …") holds the reason, says it is one (a causal word: "because", "so", "therefore",
 //! "allows", "which is why", …; for a means, holding it is enough) and is about what is
 //! explained.
 
@@ -56,6 +56,20 @@ const CAUSAL: &[&str] = &[
     "consequently",
 ];
 
+/// First words of a sentence that carries on the one before it as its cause or effect.
+const GOES_ON: &[&str] = &[
+    "this",
+    "that",
+    "these",
+    "therefore",
+    "thus",
+    "hence",
+    "so",
+    "consequently",
+    "because",
+    "as",
+];
+
 /// Least share of the reason's words that a book sentence (or two in a row) must hold to be
 /// the one that gives it, and of the explained thing's words to be about it: the same three
 /// of four as [`FRAGMENT_QUESTION_SHARE`] (not fitted).
@@ -65,8 +79,9 @@ const EXPLAINED_SHARE: f32 = FRAGMENT_QUESTION_SHARE;
 
 /// True when `statement` (the tutor's first statement, without its `[n]` marks) answers a
 /// why-question with a reason ("because …", "since …", "due to …"), or a how-question with a
-/// means ("through …", "by …-ing"), that no sentence of `sources` (or two sentences in a row
-/// of one source) gives as a reason: such a window holds at least [`REASON_SHARE`] of the
+/// means ("through …", "by …-ing"), that no sentence of `sources` (or two in a row of one
+/// source, the second opening with a word that carries the first on: [`GOES_ON`]) gives as
+/// a reason: such a window holds at least [`REASON_SHARE`] of the
 /// reason's content words ([`same_word`]), for a why-question a causal word ([`CAUSAL`]; a
 /// book gives a means in many ways: "As the roots … infiltrate rock, carbon dioxide was drawn
 /// out"), and at least [`EXPLAINED_SHARE`] of the explained thing's content words (the
@@ -136,9 +151,24 @@ pub fn gives_a_reason_the_book_does_not(question: &str, statement: &str, sources
                 .filter(|piece| !piece.trim().is_empty())
                 .map(words::read)
                 .collect();
+            // Each sentence, and each sentence with the next where the next goes on from it
+            // ("… trapped in the rock. This reduced the levels of carbon dioxide"; "Therefore
+            // …"): a reason told over two sentences. Two neighbours that only sit side by
+            // side are not one reason.
             let n = sentences.len();
+            let goes_on = |s: &Sentence| {
+                s.words
+                    .first()
+                    .is_some_and(|w| GOES_ON.contains(&w.lower.as_str()))
+            };
             (0..n)
-                .map(|i| sentences[i..(i + 2).min(n)].to_vec())
+                .flat_map(|i| {
+                    let mut w = vec![vec![sentences[i].clone()]];
+                    if i + 1 < n && goes_on(&sentences[i + 1]) {
+                        w.push(sentences[i..i + 2].to_vec());
+                    }
+                    w
+                })
                 .collect::<Vec<_>>()
         })
         .collect();
