@@ -259,22 +259,28 @@ pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> boo
         return true;
     }
     let needle: Vec<char> = compact(bare).chars().collect();
-    // A quote's "…" joins two sentences the pruner kept apart ("… given by C = (Q)/(V), …
-    // We can see …"): each piece is a sentence of its own here.
     sources.iter().any(|p| {
-        split_sentences(p).iter().any(|span| {
-            span.slice(p).split('…').any(|text| {
-                holds_whole(text, &needle) && {
-                    let s = words::read(text);
-                    let found = asked
-                        .iter()
-                        .filter(|w| s.words.iter().any(|x| align::same_word(w, x)))
-                        .count();
-                    found as f32 >= FRAGMENT_QUESTION_SHARE * asked.len() as f32
-                }
-            })
+        quote_sentences(p).any(|text| {
+            holds_whole(text, &needle) && {
+                let s = words::read(text);
+                let found = asked
+                    .iter()
+                    .filter(|w| s.words.iter().any(|x| align::same_word(w, x)))
+                    .count();
+                found as f32 >= FRAGMENT_QUESTION_SHARE * asked.len() as f32
+            }
         })
     })
+}
+
+/// The sentences of quote `p`, where a quote's "…" also ends one: it joins two sentences the
+/// pruner kept apart ("… given by C = (Q)/(V), … We can see …"), so each piece is a sentence
+/// of its own. Empty pieces are left out.
+pub(super) fn quote_sentences(p: &str) -> impl Iterator<Item = &str> {
+    split_sentences(p)
+        .into_iter()
+        .flat_map(move |span| span.slice(p).split('…'))
+        .filter(|piece| !piece.trim().is_empty())
 }
 
 /// True when `text` holds `needle` (lower case, without spaces) as a whole, spaces and case

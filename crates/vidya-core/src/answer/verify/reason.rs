@@ -14,9 +14,8 @@
 
 use super::align::{in_any, same_word};
 use super::words::{self, Role, Sentence, Word};
-use super::FRAGMENT_QUESTION_SHARE;
+use super::{quote_sentences, FRAGMENT_QUESTION_SHARE};
 use crate::text::script::Script;
-use crate::text::split_sentences;
 
 /// Words that ask for a reason: "why", its SMS spelling "y", Hinglish "kyu"/"kyon"/"kyun"/
 /// "kyo" (and "how come", read as two words). Only Latin-script questions are judged.
@@ -141,35 +140,26 @@ pub fn gives_a_reason_the_book_does_not(question: &str, statement: &str, sources
             .filter(|w| in_any(w, &book))
             .collect();
     }
-    let windows: Vec<Vec<Sentence>> = sources
+    let passages: Vec<Vec<Sentence>> = sources
         .iter()
-        .flat_map(|p| {
-            // A quote's "…" joins sentences the pruner kept apart: pieces of their own.
-            let sentences: Vec<Sentence> = split_sentences(p)
-                .iter()
-                .flat_map(|s| s.slice(p).split('…'))
-                .filter(|piece| !piece.trim().is_empty())
-                .map(words::read)
-                .collect();
-            // Each sentence, and each sentence with the next where the next goes on from it
-            // ("… trapped in the rock. This reduced the levels of carbon dioxide"; "Therefore
-            // …"): a reason told over two sentences. Two neighbours that only sit side by
-            // side are not one reason.
-            let n = sentences.len();
-            let goes_on = |s: &Sentence| {
-                s.words
-                    .first()
-                    .is_some_and(|w| GOES_ON.contains(&w.lower.as_str()))
-            };
-            (0..n)
-                .flat_map(|i| {
-                    let mut w = vec![vec![sentences[i].clone()]];
-                    if i + 1 < n && goes_on(&sentences[i + 1]) {
-                        w.push(sentences[i..i + 2].to_vec());
-                    }
-                    w
-                })
-                .collect::<Vec<_>>()
+        .map(|p| quote_sentences(p).map(words::read).collect())
+        .collect();
+    // Each sentence, and each sentence with the next where the next goes on from it ("…
+    // trapped in the rock. This reduced the levels of carbon dioxide"; "Therefore …"): a
+    // reason told over two sentences. Two neighbours that only sit side by side are not one
+    // reason.
+    let goes_on = |s: &Sentence| {
+        s.words
+            .first()
+            .is_some_and(|w| GOES_ON.contains(&w.lower.as_str()))
+    };
+    let windows: Vec<&[Sentence]> = passages
+        .iter()
+        .flat_map(|sentences| {
+            (0..sentences.len()).flat_map(move |i| {
+                let pair = sentences.get(i + 1).is_some_and(goes_on);
+                std::iter::once(&sentences[i..=i]).chain(pair.then(|| &sentences[i..i + 2]))
+            })
         })
         .collect();
     let share = |ws: &[&Word], window: &[Sentence]| {
@@ -227,15 +217,14 @@ mod tests {
             "Because they have half the number of chromosomes as the parent cell.",
             &[MEIOSIS]
         ));
-        // The book's reason, said with its causal word two sentences on: "generates
-        // variation during crossover".
+        // The book's reason, with its causal word in the same sentence.
         let book = "The cells produced are genetically unique because of the random assortment of paternal and maternal homologs and because of the recombination that occurs during crossover.";
         assert!(!gives_a_reason_the_book_does_not(
             q,
             "They are genetically different because of the random assortment of homologs and the recombination during crossover.",
             &[book]
         ));
-        // Not a why-question, or no connective: not judged.
+        // Not a why- or how-question: not judged.
         assert!(!gives_a_reason_the_book_does_not(
             "what is meiosis",
             "Meiosis gives cells with half the number of chromosomes.",
