@@ -25,8 +25,9 @@ use crate::text::script::Script;
 /// [`Lexicon::same_meaning`]), or a comparative of its opposite ([`Lexicon::antonyms`]:
 /// "smaller" answers "how big"; "haploid" does not answer "what if they were diploid").
 /// Statements of fewer than four words (bare answers, judged by
-/// [`super::fragment_answers`]), questions in another script than Latin, and questions with
-/// fewer than three such terms are not judged (false). Source of the share: the same
+/// [`super::fragment_answers`]), questions or statements in another script than Latin (an
+/// answer in the language the student chose), and questions with fewer than three such
+/// terms are not judged (false). Source of the share: the same
 /// [`FRAGMENT_QUESTION_SHARE`] as for bare answers, not fitted; checked on the test split's
 /// graded answers (docs/evaluation.md, "New student questions").
 pub fn misses_the_question(question: &str, statement: &str, sources: &[&str]) -> bool {
@@ -41,8 +42,13 @@ pub fn misses_the_question_with(
     lex: Option<&Lexicon>,
 ) -> bool {
     let q = words::read(question);
-    // A bare answer ("J/(kg ⋅ K)") is judged by [`super::fragment_answers`].
-    if statement.split_whitespace().count() < 4 || q.script != Some(Script::Latin) {
+    // A bare answer ("J/(kg ⋅ K)") is judged by [`super::fragment_answers`]; an answer in
+    // another script than the question's (a Hindi answer to an English question, when the
+    // student chose Hindi) names the question's terms in words no check here can match.
+    if statement.split_whitespace().count() < 4
+        || q.script != Some(Script::Latin)
+        || words::read(statement).script != Some(Script::Latin)
+    {
         return false;
     }
     if formula_missing(&q, statement) {
@@ -272,6 +278,24 @@ mod tests {
         assert!(!misses(
             q,
             "Gametes are haploid so that fertilization restores the diploid condition.",
+            source
+        ));
+    }
+
+    #[test]
+    fn an_answer_in_the_language_the_student_chose_is_not_judged_word_by_word() {
+        // The setup wizard's sample: an English question, answered in Hindi. Its terms
+        // ("light", "dependent", "reactions") have no Latin-script word to match.
+        let source = "In the light-dependent reactions, energy from sunlight is absorbed by chlorophyll and that energy is converted into stored chemical energy.";
+        let q = "What happens in the light-dependent reactions of photosynthesis?";
+        assert!(!misses(
+            q,
+            "प्रकाश पर निर्भर अभिक्रियाओं में क्लोरोफिल सूर्य के प्रकाश की ऊर्जा सोखकर उसे रासायनिक ऊर्जा में बदलता है।",
+            source
+        ));
+        assert!(misses(
+            q,
+            "Photosynthesis needs carbon dioxide and water.",
             source
         ));
     }
