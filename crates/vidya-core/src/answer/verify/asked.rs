@@ -25,9 +25,11 @@ use crate::text::script::Script;
 /// [`Lexicon::same_meaning`]), or a comparative of its opposite ([`Lexicon::antonyms`]:
 /// "smaller" answers "how big"; "haploid" does not answer "what if they were diploid").
 /// Statements of fewer than four words (bare answers, judged by
-/// [`super::fragment_answers`]), questions or statements in another script than Latin (an
-/// answer in the language the student chose), and questions with fewer than three such
-/// terms are not judged (false). Source of the share: the same
+/// [`super::fragment_answers`]), questions in another script than Latin, and questions with
+/// fewer than three such terms are not judged (false). A Devanagari statement (a Hindi answer
+/// the student chose) is judged as the English words the glossary reads it as
+/// ([`super::hindi::english_view`]), when at least [`super::MIN_KNOWN_SHARE`] of it is read;
+/// statements in other scripts are not judged. Source of the share: the same
 /// [`FRAGMENT_QUESTION_SHARE`] as for bare answers, not fitted; checked on the test split's
 /// graded answers (docs/evaluation.md, "New student questions").
 pub fn misses_the_question(question: &str, statement: &str, sources: &[&str]) -> bool {
@@ -42,15 +44,24 @@ pub fn misses_the_question_with(
     lex: Option<&Lexicon>,
 ) -> bool {
     let q = words::read(question);
-    // A bare answer ("J/(kg ⋅ K)") is judged by [`super::fragment_answers`]; an answer in
-    // another script than the question's (a Hindi answer to an English question, when the
-    // student chose Hindi) names the question's terms in words no check here can match.
-    if statement.split_whitespace().count() < 4
-        || q.script != Some(Script::Latin)
-        || words::read(statement).script != Some(Script::Latin)
-    {
+    // A bare answer ("J/(kg ⋅ K)") is judged by [`super::fragment_answers`].
+    if statement.split_whitespace().count() < 4 || q.script != Some(Script::Latin) {
         return false;
     }
+    // A Hindi answer to an English question (the student chose Hindi) is read as the English
+    // words it stands for ([`super::hindi::english_view`]); one too little of which could be
+    // read is not judged.
+    let a = match words::read(statement) {
+        a if a.script == Some(Script::Latin) => a,
+        a if a.script == Some(Script::Devanagari) => {
+            let view = super::hindi::english_view(statement, sources);
+            if view.known_share < super::MIN_KNOWN_SHARE {
+                return false;
+            }
+            view.sentence
+        }
+        _ => return false,
+    };
     if formula_missing(&q, statement) {
         return true;
     }
@@ -68,7 +79,6 @@ pub fn misses_the_question_with(
     if asked.len() < 3 {
         return false;
     }
-    let a = words::read(statement);
     let named = |w: &Word| {
         a.words.iter().any(|x| {
             same_word(w, x)
@@ -283,14 +293,19 @@ mod tests {
     }
 
     #[test]
-    fn an_answer_in_the_language_the_student_chose_is_not_judged_word_by_word() {
+    fn an_answer_in_the_language_the_student_chose_is_read_through_the_glossary() {
         // The setup wizard's sample: an English question, answered in Hindi. Its terms
-        // ("light", "dependent", "reactions") have no Latin-script word to match.
-        let source = "In the light-dependent reactions, energy from sunlight is absorbed by chlorophyll and that energy is converted into stored chemical energy.";
+        // ("light", "dependent", "reactions") are named in Hindi words the glossary reads.
+        let source = "In the light-dependent reactions, energy from sunlight is absorbed by chlorophyll and that energy is converted into stored chemical energy. Photosynthesis needs carbon dioxide and water.";
         let q = "What happens in the light-dependent reactions of photosynthesis?";
         assert!(!misses(
             q,
             "प्रकाश पर निर्भर अभिक्रियाओं में क्लोरोफिल सूर्य के प्रकाश की ऊर्जा सोखकर उसे रासायनिक ऊर्जा में बदलता है।",
+            source
+        ));
+        assert!(misses(
+            q,
+            "प्रकाश संश्लेषण में कार्बन डाइऑक्साइड और जल की आवश्यकता होती है।",
             source
         ));
         assert!(misses(
