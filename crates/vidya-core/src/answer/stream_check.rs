@@ -330,6 +330,11 @@ impl<'a> StreamCheck<'a> {
                                         &s.text,
                                         self.grounder.source_texts(),
                                     )
+                                    || super::verify::asked::gives_another_terms_definition(
+                                        self.question,
+                                        &s.text,
+                                        self.grounder.source_texts(),
+                                    )
                                     || super::verify::asked::misses_the_question(
                                         self.question,
                                         &s.text,
@@ -521,6 +526,27 @@ mod tests {
             &source(src),
             q,
             &["In meiosis, the cells produced are genetically unique because of the random assortment of paternal and maternal homologs [1]."],
+        );
+        assert_eq!(cut, None, "{text}");
+    }
+
+    /// Physics (OpenStax), p. 400 and 402: another term's definition given to the asked
+    /// term (verify::asked) ends the answer; the book's own definition is kept.
+    #[test]
+    fn another_terms_definition_for_the_asked_term_gives_the_quotes() {
+        let src = "Nuclear fusion is defined as the combining, or fusing, of two nuclei and, the combining of nuclei also results in an emission of energy. The minimum amount necessary for self-sustained fission of a given nuclide is called its critical mass.";
+        let q = "wat is critical mass in nuclear fision";
+        let (text, shown, cut) = run_asked(
+            &source(src),
+            q,
+            &["The critical mass in nuclear fusion is the combining, or fusing, of two nuclei [1]."],
+        );
+        assert_eq!(cut, Some(Cut::LostPoint), "{text}");
+        assert!(shown.is_empty());
+        let (text, _, cut) = run_asked(
+            &source(src),
+            q,
+            &["The critical mass of a nuclide is the minimum amount necessary for self-sustained nuclear fission [1]."],
         );
         assert_eq!(cut, None, "{text}");
     }

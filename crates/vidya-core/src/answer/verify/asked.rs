@@ -4,7 +4,8 @@
 //! question ("gametes must be haploid" for "why do gametes have to be haploid, what if they
 //! were diploid"), answers about a neighbouring thing (the mass of protons and neutrons for
 //! "difference between proton and neutron charge"), calls a description a formula, or gives
-//! the question back as its answer ([`restates_the_question`]); and
+//! the question back as its answer ([`restates_the_question`]), or gives the asked term
+//! another term's definition ([`gives_another_terms_definition`]); and
 //! where the question asks to choose between two things the book names, a pick of the wrong
 //! one keeps the book's words. Shown under the quotes as "the tutor's words", it reads as
 //! the answer; the student is better served by the quotes alone
@@ -13,7 +14,7 @@
 use super::align::{in_any, same_word};
 use super::lexicon::Lexicon;
 use super::words::{self, Role, Sentence, Word};
-use super::FRAGMENT_QUESTION_SHARE;
+use super::{quote_sentences, FRAGMENT_QUESTION_SHARE};
 use crate::text::script::Script;
 
 /// True when `statement` (the tutor's first statement, without its `[n]` marks) names fewer
@@ -108,6 +109,99 @@ pub fn restates_the_question(question: &str, statement: &str) -> bool {
         .iter()
         .filter(|w| w.role != Role::Function)
         .all(|w| q.words.iter().any(|x| same_word(w, x)))
+}
+
+/// Prepositions that end the head of a statement's subject ("the critical mass *in* nuclear
+/// fusion").
+const HEAD_ENDS: &[&str] = &[
+    "in", "of", "for", "during", "at", "on", "from", "within", "inside", "with",
+];
+
+/// True when `statement` (the tutor's first statement, without its `[n]` marks) says what a
+/// term the question asks about is ("A … is / refers to P") with a predicate P copied from a
+/// book sentence that says it of another term and never names A: "The critical mass in
+/// nuclear fusion is the combining, or fusing, of two nuclei" from "Nuclear fusion is defined
+/// as the combining, or fusing, of two nuclei" (the fifth set of student questions, stop 57;
+/// graded wrong). A is the subject's head, its content words before the first preposition,
+/// one of them a word of the question; P is copied when one sentence of `sources` holds at
+/// least [`super::swaps::MIN_PREDICATE`] and [`super::swaps::PREDICATE_SHARE`] of its content
+/// words, the same share as for a definition given to a sibling term
+/// ([`super::swaps::definition_given_to_sibling`], which needs the two terms named together
+/// somewhere); that sentence names a term of its own before the copied words, and none of
+/// A's words or their synonyms. Questions or statements in another script than Latin: false.
+pub fn gives_another_terms_definition(question: &str, statement: &str, sources: &[&str]) -> bool {
+    gives_another_terms_definition_with(question, statement, sources, Lexicon::get())
+}
+
+/// [`gives_another_terms_definition`] with the lexicon given (`None`: the same word only).
+pub fn gives_another_terms_definition_with(
+    question: &str,
+    statement: &str,
+    sources: &[&str],
+    lex: Option<&Lexicon>,
+) -> bool {
+    use super::swaps::{exchangeable, is_term, DEFINING, MIN_PREDICATE, PREDICATE_SHARE};
+    let (q, a) = (words::read(question), words::read(statement));
+    if q.script != Some(Script::Latin) || a.script != Some(Script::Latin) {
+        return false;
+    }
+    let Some(v) = a
+        .words
+        .iter()
+        .position(|w| DEFINING.contains(&w.lower.as_str()))
+    else {
+        return false;
+    };
+    let head: Vec<&Word> = a.words[..v]
+        .iter()
+        .take_while(|w| !HEAD_ENDS.contains(&w.lower.as_str()))
+        .filter(|w| w.role == Role::Content)
+        .collect();
+    let asked = |h: &&Word| {
+        q.words
+            .iter()
+            .any(|x| x.role == Role::Content && same_word(h, x))
+    };
+    if !head.iter().any(asked) {
+        return false;
+    }
+    let predicate: Vec<&Word> = a.words[v + 1..]
+        .iter()
+        .filter(|w| w.role == Role::Content && !head.iter().any(|h| same_word(h, w)))
+        .collect();
+    if predicate.len() < MIN_PREDICATE {
+        return false;
+    }
+    let book: Vec<Sentence> = sources
+        .iter()
+        .flat_map(|p| quote_sentences(p).map(words::read))
+        .collect();
+    let held = |x: &Sentence| {
+        predicate
+            .iter()
+            .filter(|w| x.words.iter().any(|y| same_word(w, y)))
+            .count()
+    };
+    let Some((s, n)) = book.iter().map(|x| (x, held(x))).max_by_key(|(_, n)| *n) else {
+        return false;
+    };
+    if n < MIN_PREDICATE || (n as f32) < PREDICATE_SHARE * predicate.len() as f32 {
+        return false;
+    }
+    if head
+        .iter()
+        .any(|h| s.words.iter().any(|y| exchangeable(h, y, lex)))
+    {
+        return false;
+    }
+    let Some(first) = s
+        .words
+        .iter()
+        .position(|y| predicate.iter().any(|w| same_word(w, y)))
+    else {
+        return false;
+    };
+    s.words[..first].iter().any(|t| is_term(t, lex))
 }
 
 /// Words that ask which of two things ("which is faster", Hinglish "kaunsa").
@@ -312,6 +406,39 @@ mod tests {
             q,
             "Photosynthesis needs carbon dioxide and water.",
             source
+        ));
+    }
+
+    #[test]
+    fn another_terms_definition_given_to_the_asked_term_is_caught() {
+        // Physics p. 400 and p. 402 (the fifth set of student questions, stop 57).
+        let sources = [
+            "To get an appreciable yield, the critical mass must be held together by the explosive charges inside the cannon barrel for a few microseconds.",
+            "Nuclear fusion is defined as the combining, or fusing, of two nuclei and, the combining of nuclei also results in an emission of energy.",
+        ];
+        let q = "wat is critical mass in nuclear fision";
+        let gives = |s: &str| gives_another_terms_definition_with(q, s, &sources, Some(&lexicon()));
+        assert!(gives(
+            "The critical mass in nuclear fusion is the combined, or fusing, of two nuclei and, the combining of nuclei also results in an emission of energy."
+        ));
+        // The book's own definition of the asked term, and a statement that is no definition.
+        let own = ["The minimum amount necessary for self-sustained fission of a given nuclide is called its critical mass."];
+        assert!(!gives_another_terms_definition_with(
+            q,
+            "Critical mass is the minimum amount necessary for self-sustained fission of a given nuclide.",
+            &own,
+            Some(&lexicon())
+        ));
+        assert!(!gives(
+            "The critical mass must be held together by the explosive charges inside the cannon barrel."
+        ));
+        // A head the question does not ask about ("the process of fusion").
+        let q = "wat is nuclear fusion";
+        assert!(!gives_another_terms_definition_with(
+            q,
+            "The process of nuclear fusion is the combining, or fusing, of two nuclei.",
+            &sources,
+            Some(&lexicon())
         ));
     }
 

@@ -7,7 +7,9 @@
 //!   electromagnetism" where the passage says "gravity … is the weakest of all of the
 //!   fundamental forces" and names electromagnetism only in a list;
 //! - **a one-letter symbol for another**: "r-selected species" where the aligned sentence says
-//!   "K-selected species";
+//!   "K-selected species", or "T cells mature in the bone marrow" where the clause it restates
+//!   says "B cell maturation occurs in the bone marrow" (the sentence's other clause has "T
+//!   cells");
 //! - **a comparison given to the other side**: "Kinetic friction is bigger" where the source
 //!   says "static friction is greater than the kinetic friction";
 //! - **a definition given to its sibling**: "accuracy refers to the ability of a measurement to
@@ -72,7 +74,7 @@ fn link(x: &Sentence, from: usize, to: usize) -> Vec<&str> {
 /// True when one of two terms may stand for the other: the same word, or synonyms. A more
 /// general name does not count ("accuracy" for "precision": WordNet puts precision under
 /// accuracy, and the book defines the two apart).
-fn exchangeable(w: &Word, x: &Word, lex: Option<&Lexicon>) -> bool {
+pub(super) fn exchangeable(w: &Word, x: &Word, lex: Option<&Lexicon>) -> bool {
     same_word(w, x) || lex.is_some_and(|l| l.same_meaning(&w.lower, &x.lower))
 }
 
@@ -276,30 +278,96 @@ pub fn is_letter(w: &Word) -> bool {
 /// A one-letter symbol put in the place of another before the same word ("r-selected species
 /// are … selected by stable environments" where the aligned sentence says "K-selected"; the
 /// "x-axis" for the "y-axis"): the letters name two different things. Nothing when the aligned
-/// sentence has the answer's letter before that word too.
+/// sentence has the answer's letter before that word too, unless the clause the answer's
+/// clause restates ([`restated_clause`]) has another letter there and not the answer's: "T
+/// cells mature in the bone marrow" from "B cell maturation occurs in the bone marrow,
+/// whereas naïve T cells transit … to the thymus" (the sentence has "T cells", but not where
+/// the bone marrow is).
 pub fn letter_swapped(a: &Sentence, s: &Sentence) -> Option<Finding> {
     let before = |x: &Sentence, j: usize, next: &Word| {
         x.words.get(j + 1).is_some_and(|y| same_word(y, next))
+    };
+    let swap = |w: &Word, j: usize| Finding::SwappedTerm {
+        answer: w.lower.clone(),
+        source: s.words[j].lower.clone(),
     };
     for i in 0..a.words.len().saturating_sub(1) {
         let (w, next) = (&a.words[i], &a.words[i + 1]);
         if !is_letter(w) || next.role != Role::Content {
             continue;
         }
-        let own = (0..s.words.len()).any(|j| s.words[j].lower == w.lower && before(s, j, next));
-        if own {
+        let own_in = |clause: Option<usize>| {
+            (0..s.words.len()).any(|j| {
+                clause.is_none_or(|c| s.words[j].clause == c)
+                    && s.words[j].lower == w.lower
+                    && before(s, j, next)
+            })
+        };
+        let other_in = |clause: Option<usize>| {
+            (0..s.words.len()).find(|&j| {
+                clause.is_none_or(|c| s.words[j].clause == c)
+                    && is_letter(&s.words[j])
+                    && s.words[j].lower != w.lower
+                    && before(s, j, next)
+            })
+        };
+        if let Some(c) = restated_clause(a, w.clause, s) {
+            if !own_in(Some(c)) {
+                if let Some(j) = other_in(Some(c)) {
+                    return Some(swap(w, j));
+                }
+            }
+        }
+        if own_in(None) {
             continue;
         }
-        let other = (0..s.words.len())
-            .find(|&j| is_letter(&s.words[j]) && s.words[j].lower != w.lower && before(s, j, next));
-        if let Some(j) = other {
-            return Some(Finding::SwappedTerm {
-                answer: w.lower.clone(),
-                source: s.words[j].lower.clone(),
-            });
+        if let Some(j) = other_in(None) {
+            return Some(swap(w, j));
         }
     }
     None
+}
+
+/// The clause of `s` that the answer's clause `clause` restates: the one whose terms
+/// (content words and numbers, [`same`]) overlap the answer clause's most, as a share of the
+/// two together (Jaccard), sharing at least two. `None` when the source has one clause, or
+/// when two clauses overlap it equally (no clause is the one restated).
+fn restated_clause(a: &Sentence, clause: usize, s: &Sentence) -> Option<usize> {
+    let term = |x: &Word| matches!(x.role, Role::Content | Role::Number);
+    let mine: Vec<&Word> = a
+        .words
+        .iter()
+        .filter(|x| x.clause == clause && term(x))
+        .collect();
+    let mut clauses: Vec<usize> = s.words.iter().map(|x| x.clause).collect();
+    clauses.dedup();
+    if clauses.len() < 2 {
+        return None;
+    }
+    let mut scored: Vec<(usize, f32)> = clauses
+        .into_iter()
+        .filter_map(|c| {
+            let theirs: Vec<&Word> = s
+                .words
+                .iter()
+                .filter(|x| x.clause == c && term(x))
+                .collect();
+            let shared = mine
+                .iter()
+                .filter(|m| theirs.iter().any(|t| same(m, t)))
+                .count();
+            (shared >= 2).then(|| {
+                let union = (mine.len() + theirs.len()).saturating_sub(shared).max(1);
+                (c, shared as f32 / union as f32)
+            })
+        })
+        .collect();
+    scored.sort_by(|x, y| y.1.total_cmp(&x.1));
+    match scored.as_slice() {
+        [best] => Some(best.0),
+        [best, next, ..] if best.1 > next.1 => Some(best.0),
+        _ => None,
+    }
 }
 
 /// Words that make a comparison of the word after them ("more massive", "less dense").
@@ -449,7 +517,7 @@ pub fn comparison_reversed(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) ->
 }
 
 /// Verbs that say what a term is ("X is …", "X refers to …").
-const DEFINING: &[&str] = &[
+pub(super) const DEFINING: &[&str] = &[
     "is",
     "are",
     "refers",
@@ -467,9 +535,9 @@ const DEFINING: &[&str] = &[
 
 /// Least number of the predicate's content words that one source sentence must hold for the
 /// predicate to be read as copied from it.
-const MIN_PREDICATE: usize = 3;
+pub(super) const MIN_PREDICATE: usize = 3;
 /// Least share of the predicate's content words that sentence must hold.
-const PREDICATE_SHARE: f32 = 0.7;
+pub(super) const PREDICATE_SHARE: f32 = 0.7;
 
 /// A definition given to a sibling term: in an answer clause "A is / refers to P", the
 /// predicate P is copied from a source sentence (at least [`MIN_PREDICATE`] of its content

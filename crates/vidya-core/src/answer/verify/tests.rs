@@ -439,13 +439,13 @@ fn terms_named_by_a_letter_exchanged_between_clauses_are_a_swap() {
     // OpenStax Biology 2e, 42.2.
     let source = "T cells are lymphocytes that mature in the thymus gland, and B cells are \
                   lymphocytes that mature in the bone marrow.";
-    assert_eq!(
-        kinds(&check(
-            "T cells mature in the bone marrow, while B cells mature in the thymus gland.",
-            source
-        )),
-        ["roles"]
+    // The exchange is read as roles; each clause's letter is also not the one of the clause
+    // it restates (a swapped term).
+    let v = check(
+        "T cells mature in the bone marrow, while B cells mature in the thymus gland.",
+        source,
     );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
     assert_kept(
         "T cells mature in the thymus gland, while B cells mature in the bone marrow.",
         source,
@@ -892,6 +892,27 @@ fn a_letter_symbol_swapped_for_another_is_a_swap() {
         k,
     );
     assert!(!kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+}
+
+/// Biology 2e p. 918 (the fifth set of student questions, stop 57): the model wrote "T cells
+/// mature in the bone marrow, whereas naïve T cells transit from the bone marrow to the
+/// thymus" (graded wrong: the book says B cells). The sentence names T cells, but in the
+/// other clause.
+#[test]
+fn a_letter_swapped_in_the_clause_it_restates_is_a_swap() {
+    let book = "B cell maturation occurs in the bone marrow, whereas naïve T cells transit from the bone marrow to the thymus for maturation. In the thymus, immature T cells that express TCRs complementary to self-antigens are destroyed.";
+    let v = check(
+        "T cells mature in the bone marrow, whereas naïve T cells transit from the bone marrow to the thymus for maturation.",
+        book,
+    );
+    assert!(kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
+    for kept in [
+        "B cells mature in the bone marrow, whereas naïve T cells transit from the bone marrow to the thymus for maturation.",
+        "Naïve T cells transit from the bone marrow to the thymus for maturation.",
+    ] {
+        let v = check(kept, book);
+        assert!(!kinds(&v).contains(&"swapped_term"), "{kept}: {:?}", v.findings);
+    }
 }
 
 /// Biology 2e p. 599: "not due to a close evolutionary relationship" negates the words
