@@ -164,6 +164,7 @@ fn check_eval_sets(root: &Path) -> Result<()> {
             "tests/eval/students_held.jsonl",
             "tests/eval/students_after.jsonl",
             "tests/eval/students_fifth.jsonl",
+            "tests/eval/students_sixth.jsonl",
         ]),
     )?;
     // The held-out off-topic questions (never used to choose anything) are checked the same
