@@ -140,7 +140,7 @@ pub fn gives_another_terms_definition_with(
     sources: &[&str],
     lex: Option<&Lexicon>,
 ) -> bool {
-    use super::swaps::{exchangeable, is_term, DEFINING, MIN_PREDICATE, PREDICATE_SHARE};
+    use super::swaps::{exchangeable, is_term, predicate_source, DEFINING};
     let (q, a) = (words::read(question), words::read(statement));
     if q.script != Some(Script::Latin) || a.script != Some(Script::Latin) {
         return false;
@@ -169,38 +169,19 @@ pub fn gives_another_terms_definition_with(
         .iter()
         .filter(|w| w.role == Role::Content && !head.iter().any(|h| same_word(h, w)))
         .collect();
-    if predicate.len() < MIN_PREDICATE {
-        return false;
-    }
     let book: Vec<Sentence> = sources
         .iter()
         .flat_map(|p| quote_sentences(p).map(words::read))
         .collect();
-    let held = |x: &Sentence| {
-        predicate
-            .iter()
-            .filter(|w| x.words.iter().any(|y| same_word(w, y)))
-            .count()
-    };
-    let Some((s, n)) = book.iter().map(|x| (x, held(x))).max_by_key(|(_, n)| *n) else {
+    let Some((s, first)) = predicate_source(&predicate, &book) else {
         return false;
     };
-    if n < MIN_PREDICATE || (n as f32) < PREDICATE_SHARE * predicate.len() as f32 {
-        return false;
-    }
     if head
         .iter()
         .any(|h| s.words.iter().any(|y| exchangeable(h, y, lex)))
     {
         return false;
     }
-    let Some(first) = s
-        .words
-        .iter()
-        .position(|y| predicate.iter().any(|w| same_word(w, y)))
-    else {
-        return false;
-    };
     s.words[..first].iter().any(|t| is_term(t, lex))
 }
 

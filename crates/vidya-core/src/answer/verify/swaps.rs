@@ -539,6 +539,37 @@ pub(super) const MIN_PREDICATE: usize = 3;
 /// Least share of the predicate's content words that sentence must hold.
 pub(super) const PREDICATE_SHARE: f32 = 0.7;
 
+/// The sentence of `sources` that a predicate (an answer's content words after "is", "refers
+/// to") is copied from: the one holding most of its words ([`same_word`]; of equals, the
+/// last), when it holds at least [`MIN_PREDICATE`] of them and [`PREDICATE_SHARE`]; with
+/// the index of its first copied word.
+pub(super) fn predicate_source<'s>(
+    predicate: &[&Word],
+    sources: &'s [Sentence],
+) -> Option<(&'s Sentence, usize)> {
+    if predicate.len() < MIN_PREDICATE {
+        return None;
+    }
+    let held = |x: &Sentence| {
+        predicate
+            .iter()
+            .filter(|w| x.words.iter().any(|y| same_word(w, y)))
+            .count()
+    };
+    let (s, n) = sources
+        .iter()
+        .map(|x| (x, held(x)))
+        .max_by_key(|(_, n)| *n)?;
+    if n < MIN_PREDICATE || (n as f32) < PREDICATE_SHARE * predicate.len() as f32 {
+        return None;
+    }
+    let first = s
+        .words
+        .iter()
+        .position(|y| predicate.iter().any(|w| same_word(w, y)))?;
+    Some((s, first))
+}
+
 /// A definition given to a sibling term: in an answer clause "A is / refers to P", the
 /// predicate P is copied from a source sentence (at least [`MIN_PREDICATE`] of its content
 /// words and [`PREDICATE_SHARE`] of them) that does not name A, while that sentence names,
@@ -568,33 +599,13 @@ pub fn definition_given_to_sibling(
             .take_while(|w| w.clause == verb.clause)
             .filter(|w| w.role == Role::Content && !same_word(w, subject))
             .collect();
-        if predicate.len() < MIN_PREDICATE {
-            continue;
-        }
-        // The source sentence holding most of the predicate.
-        let held = |x: &Sentence| {
-            predicate
-                .iter()
-                .filter(|w| x.words.iter().any(|y| same_word(w, y)))
-                .count()
-        };
-        let Some((s, n)) = sources.iter().map(|x| (x, held(x))).max_by_key(|(_, n)| *n) else {
+        let Some((s, first)) = predicate_source(&predicate, sources) else {
             continue;
         };
-        if n < MIN_PREDICATE || (n as f32) < PREDICATE_SHARE * predicate.len() as f32 {
-            continue;
-        }
         if s.words.iter().any(|y| exchangeable(subject, y, lex)) {
             continue;
         }
         // The source's own term: before the first copied word.
-        let Some(first) = s
-            .words
-            .iter()
-            .position(|y| predicate.iter().any(|w| same_word(w, y)))
-        else {
-            continue;
-        };
         let together = |t: &Word| {
             sources.iter().any(|x| {
                 x.words.iter().any(|y| same_word(y, subject))
