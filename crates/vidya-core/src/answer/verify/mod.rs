@@ -477,6 +477,11 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     findings.extend(quantifiers::quantifier(&a, &s, lex));
     findings.extend(hedges::hedge(&a, &s));
     numbers::numbers(&a, &s, &passage, &mut findings);
+    // A Hindi answer's English reading holds too few words to tell which sentence it is about.
+    if !translated && !findings.iter().any(|f| matches!(f, Finding::Number { .. })) {
+        let parts: Vec<&Sentence> = aligned.iter().map(|j| &sentences[*j]).collect();
+        findings.extend(numbers::spliced(&a, &parts));
+    }
     terms::terms(
         &a,
         &s,

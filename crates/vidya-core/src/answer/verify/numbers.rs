@@ -84,6 +84,48 @@ pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut 
     }
 }
 
+/// A number spliced in from another of the aligned sentences: the answer sentence was aligned
+/// to several source sentences (`parts`, joined for the other checks), its number with a unit
+/// is in one of them, and another, which holds more of the answer's content words (the one
+/// about what the answer is about), gives a different number in the same unit. "The value of
+/// g on Mars is 9.80 m/s²", aligned to "The value of g on the planet Mars is 3.71 m/s2" and
+/// to the sentence that works out 9.80 m/s² for Earth (the sixth set of student questions,
+/// stop 57; graded wrong). Returns the number finding.
+pub fn spliced(a: &Sentence, parts: &[&Sentence]) -> Option<Finding> {
+    if parts.len() < 2 {
+        return None;
+    }
+    let content: Vec<&Word> = a.content().collect();
+    let share = |x: &Sentence| {
+        content
+            .iter()
+            .filter(|w| x.words.iter().any(|y| same_word(w, y)))
+            .count()
+    };
+    for w in a.words.iter().filter(|w| w.role == Role::Number) {
+        let (Some(v), Some(u)) = (w.value, w.unit) else {
+            continue;
+        };
+        let has = |x: &Sentence| x.numbers().iter().any(|(n, _)| same_number(v, *n));
+        let Some(home) = parts.iter().filter(|x| has(x)).map(|x| share(x)).max() else {
+            continue;
+        };
+        let other = parts.iter().any(|x| {
+            !has(x)
+                && share(x) > home
+                && x.numbers()
+                    .iter()
+                    .any(|(n, nu)| *nu == Some(u) && !same_number(v, *n))
+        });
+        if other {
+            return Some(Finding::Number {
+                answer: w.lower.clone(),
+            });
+        }
+    }
+    None
+}
+
 /// The words a number counts, up to its noun: "20 essential amino acids" → essential, amino,
 /// acids (at most 3). Content words, and the describing words the check otherwise passes over
 /// ("essential", "common", "main": five letters or more, not a grammar word).

@@ -894,6 +894,22 @@ fn a_letter_symbol_swapped_for_another_is_a_swap() {
     assert!(!kinds(&v).contains(&"swapped_term"), "{:?}", v.findings);
 }
 
+/// Physics p. 126 and 129 (the sixth set of student questions, stop 57): the model gave Mars
+/// the value of g the book works out for Earth, in another sentence of the same quote.
+#[test]
+fn a_number_spliced_from_another_sentence_is_a_changed_number() {
+    let book = "The value of g on the planet Mars is 3.71 m/s2. Filling in the mass and radius of the Earth gives the value of g, which may look familiar: g = 9.80 m/s2.";
+    let v = check("The value of g on Mars is 9.80 m/s2.", book);
+    assert!(kinds(&v).contains(&"number"), "{:?}", v.findings);
+    for kept in [
+        "The value of g on Mars is 3.71 m/s2.",
+        "The value of g for the Earth is 9.80 m/s2.",
+    ] {
+        let v = check(kept, book);
+        assert!(!kinds(&v).contains(&"number"), "{kept}: {:?}", v.findings);
+    }
+}
+
 /// Biology 2e p. 918 (the fifth set of student questions, stop 57): the model wrote "T cells
 /// mature in the bone marrow, whereas naïve T cells transit from the bone marrow to the
 /// thymus" (graded wrong: the book says B cells). The sentence names T cells, but in the
