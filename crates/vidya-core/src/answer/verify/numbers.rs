@@ -1,5 +1,6 @@
 //! Numbers and units: every number of the answer in the aligned source sentence with the
-//! same unit (or in its passage), counting the same kind of thing.
+//! same unit (or in its passage), counting the same kind of thing, and, where the answer was
+//! aligned to several sentences, taken from the one about what it is about ([`spliced`]).
 
 use super::align::{same_number, same_word};
 use super::words::{Role, Sentence, Word};
