@@ -17,7 +17,7 @@ import { chromium } from 'playwright-core';
 import { repo, vidyaBin, serverBin, chromiumBin, shots, missingBinaries, startProcess } from './support.mjs';
 
 const skip = missingBinaries();
-const REPLY = 'In the light-dependent reactions, chlorophyll absorbs energy from sunlight and turns it into stored chemical energy [1].';
+const REPLY = 'In the light-dependent reactions, chlorophyll absorbs energy from sunlight and converts it into stored chemical energy [1].';
 const PHONE = { width: 360, height: 740 };
 
 let work; let browser; let baseUrl; let code; const children = []; const relays = [];

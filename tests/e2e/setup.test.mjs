@@ -14,7 +14,7 @@ import { chromium } from 'playwright-core';
 import { repo, vidyaBin, serverBin, chromiumBin, shots, missingBinaries, startProcess } from './support.mjs';
 
 const skip = missingBinaries();
-const REPLY = 'In the light-dependent reactions, chlorophyll absorbs energy from sunlight and turns it into stored chemical energy [1].';
+const REPLY = 'In the light-dependent reactions, chlorophyll absorbs energy from sunlight and converts it into stored chemical energy [1].';
 // The sample question in Hindi (the system prompt names the language as "Hindi (हिन्दी)").
 const REPLY_HI = 'प्रकाश पर निर्भर अभिक्रियाओं में क्लोरोफिल सूर्य के प्रकाश की ऊर्जा सोखकर उसे रासायनिक ऊर्जा में बदलता है [1]।';
 const GGUF_NAME = 'Llama-3.2-1B-Instruct-Q4_K_M.gguf';

@@ -5,7 +5,9 @@
 //!
 //! It also stops the model early (through [`StreamCheck::finish`], which the client polls)
 //! when going on cannot help the student:
-//! - the answer's first statement (the one that answers the question) fails the check, or is
+//! - the answer's first statement (the one that answers the question) fails the check (in
+//!   answer mode, that includes restating one sentence of the book:
+//!   [`super::verify::restates`]), or is
 //!   about something else than the question asks ("g on Mars" for "g near Earth"): the
 //!   student gets the textbook's quotes instead, never an answer that lost its point
 //!   ([`StreamCheck::lost_point`]);
@@ -281,13 +283,16 @@ impl<'a> StreamCheck<'a> {
             return;
         }
         self.seen.push((key, 1));
-        let g = match self.grounder.check(text) {
+        let mut g = match self.grounder.check(text) {
             Ok(g) => g,
             Err(e) => {
                 tracing::warn!(error = %e, "checking a streamed sentence failed; it is not shown");
                 return;
             }
         };
+        if self.answering {
+            self.hold_to_one_sentence(&mut g);
+        }
         let first_fact = self.facts == 0;
         for s in &g.sentences {
             if matches!(
@@ -361,6 +366,24 @@ impl<'a> StreamCheck<'a> {
         show(&piece);
         if self.shown.split_whitespace().count() >= self.words_cap {
             self.stop(Cut::TooLong);
+        }
+    }
+
+    /// In answer mode, a supported statement that restates no single sentence of the
+    /// sources ([`super::verify::restates`]) is removed, with the words that kept it from one.
+    fn hold_to_one_sentence(&self, g: &mut Grounding) {
+        for s in g
+            .sentences
+            .iter_mut()
+            .filter(|s| s.verdict == Verdict::Supported)
+        {
+            if let Some(words) =
+                super::verify::restates::beyond_one_sentence(&s.text, self.grounder.source_texts())
+            {
+                s.verdict = Verdict::Removed;
+                s.findings
+                    .push(super::verify::Finding::BeyondOneSentence { words });
+            }
         }
     }
 
@@ -525,9 +548,37 @@ mod tests {
         let (text, _, cut) = run_asked(
             &source(src),
             q,
-            &["In meiosis, the cells produced are genetically unique because of the random assortment of paternal and maternal homologs [1]."],
+            &["The cells produced are genetically unique because of the random assortment of paternal and maternal homologs [1]."],
         );
         assert_eq!(cut, None, "{text}");
+    }
+
+    /// Biology 2e (OpenStax), p. 729 (made-up join of its two sentences): in answer mode a
+    /// statement joined from two book sentences ends the answer (verify::restates), though
+    /// each word is the book's; a later joined sentence is not shown; a Socratic hint need
+    /// not restate one sentence.
+    #[test]
+    fn a_statement_joined_from_two_book_sentences_is_not_the_tutors_to_make() {
+        let src = "Guard cells are the only epidermal cells to contain chloroplasts. \
+                   The epidermis of a leaf is usually one cell layer thick.";
+        let joined = "The cells of the leaf epidermis contain chloroplasts [1].";
+        let one = "Guard cells are the only epidermal cells that contain chloroplasts [1].";
+        let q = "which cells of leaf epidermis hav chloroplasts";
+        let (text, shown, cut) = run_asked(&source(src), q, &[joined]);
+        assert_eq!(cut, Some(Cut::LostPoint), "{text}");
+        assert!(shown.is_empty());
+        let (text, _, cut) = run_asked(&source(src), q, &[one, " ", joined]);
+        assert_eq!(cut, None, "{text}");
+        assert!(text.contains("Guard cells"), "{text}");
+        assert!(!text.contains("leaf epidermis"), "{text}");
+        let tok = Tokenizer::new();
+        let sources = source(src);
+        let g = Grounder::new(&sources, None, &tok).unwrap();
+        let mut hint = StreamCheck::new(&g, "", q, 200).answering(false);
+        hint.push(joined, &mut |_| {});
+        hint.end(true, &mut |_| {});
+        assert_eq!(hint.cut(), None);
+        assert!(hint.text().contains("leaf epidermis"), "{}", hint.text());
     }
 
     /// Physics (OpenStax), p. 400 and 402: another term's definition given to the asked
@@ -535,7 +586,7 @@ mod tests {
     #[test]
     fn another_terms_definition_for_the_asked_term_gives_the_quotes() {
         let src = "Nuclear fusion is defined as the combining, or fusing, of two nuclei and, the combining of nuclei also results in an emission of energy. The minimum amount necessary for self-sustained fission of a given nuclide is called its critical mass.";
-        let q = "wat is critical mass in nuclear fision";
+        let q = "wat is critical mass in fision";
         let (text, shown, cut) = run_asked(
             &source(src),
             q,
@@ -546,7 +597,7 @@ mod tests {
         let (text, _, cut) = run_asked(
             &source(src),
             q,
-            &["The critical mass of a nuclide is the minimum amount necessary for self-sustained nuclear fission [1]."],
+            &["The critical mass of a nuclide is the minimum amount necessary for its self-sustained fission [1]."],
         );
         assert_eq!(cut, None, "{text}");
     }

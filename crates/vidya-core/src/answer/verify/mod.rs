@@ -28,6 +28,9 @@
 //!
 //! Hindi answers over English sources are read in English first ([`hindi`]).
 //!
+//! In answer mode the tutor's words are held to more: each statement shown must restate one
+//! sentence of the book ([`restates`]).
+//!
 //! The method is that of natural-logic inference (MacCartney and Manning 2007; 2009),
 //! cut down to the edits small models make when they reword a textbook sentence. No
 //! entailment (NLI) model is used: none can be had from the package registries.
@@ -44,6 +47,7 @@ pub mod numbers;
 pub mod opposites;
 pub mod quantifiers;
 pub mod reason;
+pub mod restates;
 pub mod roles;
 pub mod sides;
 pub mod swaps;
@@ -122,11 +126,17 @@ pub enum Finding {
         /// The word.
         term: String,
     },
+    /// In answer mode, a tutor's sentence that no single sentence of the book accounts for
+    /// ([`restates::beyond_one_sentence`]): joined from two, or with words of none.
+    BeyondOneSentence {
+        /// Its words that the closest book sentence does not have.
+        words: Vec<String>,
+    },
 }
 
 impl Finding {
     /// The finding's kind: `negation`, `direction`, `swapped_term`, `number`, `unit`,
-    /// `quantifier`, `roles`, `hedge` or `new_term`.
+    /// `quantifier`, `roles`, `hedge`, `new_term` or `beyond_one_sentence`.
     pub fn kind(&self) -> &'static str {
         match self {
             Finding::Negation => "negation",
@@ -138,12 +148,16 @@ impl Finding {
             Finding::Roles => "roles",
             Finding::Hedge { .. } => "hedge",
             Finding::NewTerm { .. } => "new_term",
+            Finding::BeyondOneSentence { .. } => "beyond_one_sentence",
         }
     }
 
     /// True when the sentence contradicts the source (not only adds to it).
     pub fn contradicts(&self) -> bool {
-        !matches!(self, Finding::NewTerm { .. } | Finding::Hedge { .. })
+        !matches!(
+            self,
+            Finding::NewTerm { .. } | Finding::Hedge { .. } | Finding::BeyondOneSentence { .. }
+        )
     }
 
     /// In words, for the trace ("says 'slows' where the book says 'speeds'").
@@ -169,6 +183,10 @@ impl Finding {
                 format!("states as fact what the book calls {source}")
             }
             Finding::NewTerm { term } => format!("'{term}' is not in the book's sentences"),
+            Finding::BeyondOneSentence { words } => format!(
+                "says more than one sentence of the book says ('{}' not in the closest one)",
+                words.join("', '")
+            ),
         }
     }
 }
