@@ -21,6 +21,10 @@ use vidya_core::answer::{AnswerStatus, Citation, Tutor, TutorOptions};
 
 const MODEL: &str = "qwen2.5-coder:0.5b";
 const Q: &str = "What happens in the light-dependent reactions of photosynthesis?";
+/// A question on the sample chapter that Qwen2.5-Coder-0.5B answers with one book sentence
+/// ("The overall function of the light-dependent reactions is to convert solar energy into
+/// chemical energy in the form of NADPH and ATP").
+const RESTATED_Q: &str = "What is the overall function of the light-dependent reactions?";
 
 /// A running `tests/llm-server`; stopped when dropped. One at a time: a 2-core machine runs
 /// one model well, not four (the tests of this file run in parallel threads otherwise).
@@ -165,7 +169,10 @@ fn an_uncited_real_answer_gets_its_citations_from_vidya() {
         return;
     };
     let lib = library_with_sample();
-    let a = ask(lib.path(), &llm, Q);
+    // A question the model answers by restating one book sentence (p. 158), as answer mode
+    // asks of the tutor's words; to the sample question it adds "of photosynthesis" and gets
+    // the quotes.
+    let a = ask(lib.path(), &llm, RESTATED_Q);
     assert_eq!(a["status"], "answered", "{a:#}");
     let raw = last_trace(lib.path())["generated"]["text"]
         .as_str()

@@ -66,8 +66,7 @@ async fn the_http_api_ingests_answers_and_explains_errors() {
     let lib = tmp.path();
     let ollama = TestServer::start(Behaviour {
         default_reply:
-            "In the light-dependent reactions of photosynthesis, chlorophyll absorbs light energy [1]."
-                .into(),
+            "In the light-dependent reactions, chlorophyll absorbs energy from sunlight [1].".into(),
         token_delay_ms: 5,
         ..Behaviour::default()
     });

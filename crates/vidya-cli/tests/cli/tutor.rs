@@ -86,7 +86,7 @@ fn streams_a_checked_answer_whose_citations_resolve_to_real_pages() {
 fn invented_citation_removed_echo_replaced_refusal_stripped() {
     let lib = library_with_sample();
     let server = TestServer::start(reply(
-        "In the light-dependent reactions of photosynthesis, chlorophyll captures light energy [1]. It makes ATP [7].",
+        "In the light-dependent reactions, chlorophyll absorbs energy from sunlight [1]. It makes ATP [7].",
     ));
     let r = ask_json(lib.path(), &server.url(), &[Q, "--no-cache"]);
     // [7] names no source and goes; the sentence is supported, so Vidya cites the source that
@@ -96,7 +96,7 @@ fn invented_citation_removed_echo_replaced_refusal_stripped() {
     assert!(
         vidya_core::answer::turn::tutor_words(answer)
             .starts_with(
-                "In the light-dependent reactions of photosynthesis, chlorophyll captures light energy [1]. It makes ATP ["
+                "In the light-dependent reactions, chlorophyll absorbs energy from sunlight [1]. It makes ATP ["
             ),
         "{r:#}"
     );
@@ -376,7 +376,7 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
     // The model stops mid-answer: what arrived is kept and marked incomplete.
     server.set(Behaviour {
         default_reply:
-            "In the light-dependent reactions of photosynthesis, chlorophyll absorbs light energy [1]. Then water is split and oxygen is released [2]."
+            "In the light-dependent reactions, chlorophyll absorbs energy from sunlight [1]. Then water is split and oxygen is released [2]."
                 .into(),
         disconnect_after_tokens: Some(12),
         ..Behaviour::default()
@@ -387,10 +387,9 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
     let answer = r["answer"].as_str().unwrap();
     assert!(answer.starts_with("From your textbook:"), "{answer}");
     assert!(
-        vidya_core::answer::turn::tutor_words(answer)
-            .starts_with(
-                "In the light-dependent reactions of photosynthesis, chlorophyll absorbs light energy [1]."
-            ),
+        vidya_core::answer::turn::tutor_words(answer).starts_with(
+            "In the light-dependent reactions, chlorophyll absorbs energy from sunlight [1]."
+        ),
         "{answer}"
     );
     assert!(r["note"]
@@ -412,7 +411,7 @@ fn every_model_failure_gives_the_extractive_answer_and_a_fix() {
     assert!(!note.contains("could be found"), "{note}");
 
     server.set(Behaviour {
-        default_reply: "In the light-dependent reactions of photosynthesis, chlorophyll absorbs light energy [1]. More words here.".into(),
+        default_reply: "In the light-dependent reactions, chlorophyll absorbs energy from sunlight [1]. More words here.".into(),
         // The error comes after the first sentence is whole (the checked sentences stream).
         error_after_tokens: Some((12, "llama runner process has terminated".into())),
         ..Behaviour::default()

@@ -27,6 +27,30 @@ use super::quote_sentences;
 use super::words::{self, Role, Sentence};
 use crate::text::script::Script;
 
+/// Longest source sentence a statement may restate (words).
+pub const MAX_SOURCE_WORDS: usize = 60;
+
+/// Longest run of text without a full stop at its end that is still read as a sentence
+/// (words).
+pub const MAX_UNENDED_WORDS: usize = 25;
+
+/// True when `piece` (one sentence of a quote, [`quote_sentences`]) is a sentence a statement
+/// may restate: at most [`MAX_SOURCE_WORDS`] words, and at most [`MAX_UNENDED_WORDS`] unless
+/// it ends in a full stop, "!", "?" or "।". A longer piece is a chapter's key-terms list or
+/// another run of text without full stops ("stroma … where the light-independent reactions
+/// of photosynthesis take place thylakoid … membrane-bound structure … where the
+/// light-dependent reactions … take place"), where a mix of its terms finds all its words.
+/// Not fitted: the longest running-text sentences of the two OpenStax books are about 60
+/// words, and a key-terms entry with the next one runs past 25.
+pub fn reads_as_a_sentence(piece: &str) -> bool {
+    let n = piece.split_whitespace().count();
+    let ended = piece
+        .trim_end()
+        .trim_end_matches(['"', '”', '’', ')'])
+        .ends_with(['.', '!', '?', '।']);
+    n <= MAX_SOURCE_WORDS && (ended || n <= MAX_UNENDED_WORDS)
+}
+
 /// The words of `statement` (one sentence, without its `[n]` marks) that keep it from
 /// restating a single sentence of `sources` (the passages the model was given), from the
 /// sentence that accounts for most of its words; `None` when one sentence accounts for all
@@ -68,7 +92,10 @@ pub fn beyond_one_sentence_with(
     }
     let mut fewest: Option<Vec<String>> = None;
     for p in sources {
-        for s in quote_sentences(p).map(words::read) {
+        for s in quote_sentences(p)
+            .filter(|s| reads_as_a_sentence(s))
+            .map(words::read)
+        {
             let left = unaccounted(&a, &judged, &s, lex);
             if left.is_empty() {
                 return None;
@@ -174,6 +201,28 @@ mod tests {
             ),
             None
         );
+    }
+
+    /// Biology 2e (OpenStax), p. 154 and the key terms of chapter 8: the 0.5B model put the
+    /// light-independent reactions in the thylakoid membrane; only the key-terms list, read as
+    /// one sentence, holds all of its words.
+    #[test]
+    fn a_key_terms_list_is_not_a_sentence_to_restate() {
+        let sources = &[
+            "Light-dependent reactions, which take place in the thylakoid membrane, use light \
+             energy to make ATP and NADPH.",
+            "stroma fluid-filled space surrounding the grana inside a chloroplast where the \
+             light-independent reactions of photosynthesis take place thylakoid disc-shaped, \
+             membrane-bound structure inside a chloroplast where the light-dependent reactions \
+             of photosynthesis take place; stacks of thylakoids are called grana thylakoid lumen \
+             aqueous space bound by a thylakoid membrane where protons accumulate during \
+             light-driven electron transport",
+        ];
+        let left = beyond_one_sentence(
+            "The light-independent reactions take place in the thylakoid membrane.",
+            sources,
+        );
+        assert_eq!(left, Some(vec!["independent".to_string()]));
     }
 
     /// Biology 2e (OpenStax), p. 35 and 872: the Hindi answer of the sixth student set took
