@@ -167,6 +167,7 @@ fn check_eval_sets(root: &Path) -> Result<()> {
             "tests/eval/students_sixth.jsonl",
             "tests/eval/students_seventh.jsonl",
             "tests/eval/students_eighth.jsonl",
+            "tests/eval/students_ninth.jsonl",
         ]),
     )?;
     // The held-out off-topic questions (never used to choose anything) are checked the same
