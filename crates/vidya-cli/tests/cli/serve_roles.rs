@@ -571,7 +571,8 @@ async fn the_class_shares_one_queue_with_places_and_the_teacher_goes_first() {
 async fn the_teachers_question_preempts_a_students_answer_which_starts_again_after_it() {
     let _machine = exclusive();
     let tmp = library_with_sample();
-    let reply = "Chlorophyll absorbs certain wavelengths of the visible spectrum and can capture energy from sunlight [1]. ".repeat(3);
+    let reply =
+        "Chlorophyll a absorbs wavelengths from either end of the visible spectrum [1]. ".repeat(3);
     // About 8 s per answer: the teacher asks (and its passages are retrieved, seconds on a
     // busy debug build) while Asha's is being written.
     let ollama = TestServer::start(Behaviour {

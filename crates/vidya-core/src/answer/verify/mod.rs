@@ -499,6 +499,7 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
     if !translated && !findings.iter().any(|f| matches!(f, Finding::Number { .. })) {
         let parts: Vec<&Sentence> = aligned.iter().map(|j| &sentences[*j]).collect();
         findings.extend(numbers::spliced(&a, &parts));
+        findings.extend(numbers::bound_dropped(&a, &s));
     }
     terms::terms(
         &a,

@@ -85,6 +85,80 @@ pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut 
     }
 }
 
+/// Bounds a source puts before a number ("more than 90 percent", "up to 10 m"), as word pairs
+/// and single words. Approximations ("about", "approximately") are not bounds: a number said
+/// without its "about" still says what the book says.
+const BOUNDS: &[&str] = &[
+    "more than",
+    "less than",
+    "fewer than",
+    "greater than",
+    "at least",
+    "at most",
+    "up to",
+    "over",
+    "under",
+    "nearly",
+    "almost",
+    "exceeds",
+    "exceeding",
+];
+
+/// The bound the sentence puts right before its word `j`, if any ([`BOUNDS`]).
+fn bound_before(s: &Sentence, j: usize) -> Option<&'static str> {
+    let one = j.checked_sub(1).map(|k| s.words[k].lower.as_str());
+    let two = j
+        .checked_sub(2)
+        .map(|k| format!("{} {}", s.words[k].lower, s.words[k + 1].lower));
+    BOUNDS
+        .iter()
+        .find(|b| Some(**b) == one || two.as_deref() == Some(**b))
+        .copied()
+}
+
+/// A bound the source puts on a number, dropped: "a good mirror reflects 90% of the light"
+/// where the book says "more than 90 percent" (the eighth set of student questions, stop 58;
+/// graded wrong). The answer's number, with no bound or approximation word before it, is one
+/// the aligned sentence `s` bounds ([`BOUNDS`]) and gives nowhere unbounded. Returns a
+/// quantifier finding (the answer's number, the source's bound).
+pub fn bound_dropped(a: &Sentence, s: &Sentence) -> Option<Finding> {
+    (0..a.words.len())
+        .filter(|&i| a.words[i].role == Role::Number)
+        .find_map(|i| {
+            let v = a.words[i].value?;
+            if bound_before(a, i).is_some()
+                || i.checked_sub(1)
+                    .is_some_and(|k| APPROXIMATE.contains(&a.words[k].lower.as_str()))
+            {
+                return None;
+            }
+            let at: Vec<usize> = (0..s.words.len())
+                .filter(|&j| s.words[j].value.is_some_and(|x| same_number(v, x)))
+                .collect();
+            let bounds: Vec<Option<&str>> = at.iter().map(|&j| bound_before(s, j)).collect();
+            match bounds.as_slice() {
+                [] => None,
+                b if b.iter().all(Option::is_some) => Some(Finding::Quantifier {
+                    answer: a.words[i].lower.clone(),
+                    source: b[0].map(str::to_string),
+                }),
+                _ => None,
+            }
+        })
+}
+
+/// Words that make a number approximate ("about 90 percent"): a number with one of them is
+/// no claim of an exact value.
+const APPROXIMATE: &[&str] = &[
+    "about",
+    "approximately",
+    "around",
+    "roughly",
+    "some",
+    "nearly",
+    "almost",
+];
+
 /// A number spliced in from another of the aligned sentences: the answer sentence was aligned
 /// to several source sentences (`parts`, joined for the other checks), its number with a unit
 /// is in one of them, and another, which holds more of the answer's content words (the one

@@ -910,6 +910,32 @@ fn a_number_spliced_from_another_sentence_is_a_changed_number() {
     }
 }
 
+/// Physics (OpenStax), chapter 16 (the eighth set of student questions, stop 58): the model
+/// wrote "The good mirror reflects 90% of the light that falls on it" (graded wrong: the book
+/// says more than 90 percent).
+#[test]
+fn a_bound_on_a_number_dropped_changes_the_number() {
+    let book = "A good-quality mirror reflects more than 90 percent of the light that falls on it; the mirror absorbs the rest.";
+    let v = check(
+        "The good mirror reflects 90% of the light that falls on it.",
+        book,
+    );
+    assert!(kinds(&v).contains(&"quantifier"), "{:?}", v.findings);
+    for kept in [
+        "A good mirror reflects more than 90% of the light that falls on it.",
+        "A good mirror reflects over 90 percent of the light that falls on it.",
+    ] {
+        let v = check(kept, book);
+        assert!(v.findings.is_empty(), "{kept}: {:?}", v.findings);
+    }
+    // An approximation dropped is not a bound dropped.
+    let v = check(
+        "The cell cycle takes 24 hours.",
+        "The cell cycle of a typical human cell takes about 24 hours.",
+    );
+    assert!(!kinds(&v).contains(&"quantifier"), "{:?}", v.findings);
+}
+
 /// Biology 2e p. 918 (the fifth set of student questions, stop 57): the model wrote "T cells
 /// mature in the bone marrow, whereas naïve T cells transit from the bone marrow to the
 /// thymus" (graded wrong: the book says B cells). The sentence names T cells, but in the
