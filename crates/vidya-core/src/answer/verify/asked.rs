@@ -50,18 +50,9 @@ pub fn misses_the_question_with(
         return false;
     }
     // A Hindi answer to an English question (the student chose Hindi) is read as the English
-    // words it stands for ([`super::hindi::english_view`]); one too little of which could be
-    // read is not judged.
-    let a = match words::read(statement) {
-        a if a.script == Some(Script::Latin) => a,
-        a if a.script == Some(Script::Devanagari) => {
-            let view = super::hindi::english_view(statement, sources);
-            if view.known_share < super::MIN_KNOWN_SHARE {
-                return false;
-            }
-            view.sentence
-        }
-        _ => return false,
+    // words it stands for; one too little of which could be read is not judged.
+    let Some(a) = super::hindi::read_in_english(statement, sources) else {
+        return false;
     };
     if formula_missing(&q, statement) {
         return true;

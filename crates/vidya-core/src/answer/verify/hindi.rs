@@ -182,6 +182,21 @@ fn superlative(adjective: &str) -> String {
     }
 }
 
+/// `statement` as the checks read it in English: itself when in Latin script; a Devanagari
+/// statement (a Hindi answer the student chose) as the English words the glossary reads it
+/// as ([`english_view`]), when at least [`super::MIN_KNOWN_SHARE`] of it is read; `None`
+/// otherwise (too little read, or another script), and then the caller does not judge it.
+pub fn read_in_english(statement: &str, sources: &[&str]) -> Option<Sentence> {
+    match super::words::read(statement) {
+        a if a.script == Some(Script::Latin) => Some(a),
+        a if a.script == Some(Script::Devanagari) => {
+            let view = english_view(statement, sources);
+            (view.known_share >= super::MIN_KNOWN_SHARE).then_some(view.sentence)
+        }
+        _ => None,
+    }
+}
+
 /// Reads `answer` (mostly Devanagari) as English, matching transliterated terms against the
 /// words of `sources` (their text).
 pub fn english_view(answer: &str, sources: &[&str]) -> EnglishView {

@@ -25,7 +25,6 @@ use super::align::{account, same_term, Match};
 use super::lexicon::Lexicon;
 use super::quote_sentences;
 use super::words::{self, Role, Sentence};
-use crate::text::script::Script;
 
 /// Longest source sentence a statement may restate (words).
 pub const MAX_SOURCE_WORDS: usize = 60;
@@ -71,19 +70,9 @@ pub fn beyond_one_sentence_with(
     sources: &[&str],
     lex: Option<&Lexicon>,
 ) -> Option<Vec<String>> {
-    let a = match words::read(statement) {
-        a if a.script == Some(Script::Latin) => a,
-        // A Hindi answer (the student chose Hindi) is judged as the English words the
-        // glossary reads it as, when enough of it is read.
-        a if a.script == Some(Script::Devanagari) => {
-            let view = super::hindi::english_view(statement, sources);
-            if view.known_share < super::MIN_KNOWN_SHARE {
-                return None;
-            }
-            view.sentence
-        }
-        _ => return None,
-    };
+    // A Hindi answer (the student chose Hindi) is judged as the English words the glossary
+    // reads it as, when enough of it is read.
+    let a = super::hindi::read_in_english(statement, sources)?;
     let judged: Vec<usize> = (0..a.words.len())
         .filter(|k| matches!(a.words[*k].role, Role::Content | Role::Number))
         .collect();
