@@ -168,6 +168,7 @@ fn check_eval_sets(root: &Path) -> Result<()> {
             "tests/eval/students_seventh.jsonl",
             "tests/eval/students_eighth.jsonl",
             "tests/eval/students_ninth.jsonl",
+            "tests/eval/students_tenth.jsonl",
         ]),
     )?;
     // The held-out off-topic questions (never used to choose anything) are checked the same
