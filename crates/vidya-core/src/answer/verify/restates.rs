@@ -17,7 +17,7 @@
 //! give the rest. Socratic hints and quizzes are not held to it (a guiding question need not
 //! restate the book).
 //!
-//! Measured on the graded answers of the eight student sets (docs/evaluation.md, "The tutor
+//! Measured on the graded answers of the eight earlier student sets (docs/evaluation.md, "The tutor
 //! restates one sentence"): the rule takes the tutor's words off most false ones and off
 //! some true ones, and the quotes answer those questions at least as often correctly.
 
@@ -58,8 +58,9 @@ pub fn reads_as_a_sentence(piece: &str) -> bool {
 /// as ([`super::hindi::english_view`]) when at least [`super::MIN_KNOWN_SHARE`] of it is
 /// read, and not judged otherwise (the embedding check alone holds it, as in
 /// [`super::verify`]); statements in other scripts, and those with no content word or number,
-/// are not judged. Cost: one word alignment per source sentence (well under a millisecond for the
-/// passages of one answer on a 2-core laptop).
+/// are not judged. Cost: one word alignment ([`account`]) per source sentence, for each
+/// statement, while the model writes the next one (not timed on its own; the first word shown
+/// is timed by `vidya eval --answers`).
 pub fn beyond_one_sentence(statement: &str, sources: &[&str]) -> Option<Vec<String>> {
     beyond_one_sentence_with(statement, sources, Lexicon::get())
 }
