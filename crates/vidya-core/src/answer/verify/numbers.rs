@@ -88,7 +88,7 @@ pub fn numbers(a: &Sentence, s: &Sentence, passage: &[Sentence], findings: &mut 
 /// Bounds a source puts before a number ("more than 90 percent", "up to 10 m"), as word pairs
 /// and single words. Approximations ("about", "approximately") are not bounds: a number said
 /// without its "about" still says what the book says.
-const BOUNDS: &[&str] = &[
+pub const BOUNDS: &[&str] = &[
     "more than",
     "less than",
     "fewer than",

@@ -33,7 +33,7 @@ pub const MAX_SOURCE_WORDS: usize = 60;
 /// (words).
 pub const MAX_UNENDED_WORDS: usize = 25;
 
-/// True when `piece` (one sentence of a quote, [`quote_sentences`]) is a sentence a statement
+/// True when `piece` (one sentence of a quote, as `quote_sentences` splits it) is a sentence a statement
 /// may restate: at most [`MAX_SOURCE_WORDS`] words, and at most [`MAX_UNENDED_WORDS`] unless
 /// it ends in a full stop, "!", "?" or "।". A longer piece is a chapter's key-terms list or
 /// another run of text without full stops ("stroma … where the light-independent reactions
