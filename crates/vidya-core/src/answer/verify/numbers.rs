@@ -148,16 +148,8 @@ pub fn bound_dropped(a: &Sentence, s: &Sentence) -> Option<Finding> {
 }
 
 /// Words that make a number approximate ("about 90 percent"): a number with one of them is
-/// no claim of an exact value.
-const APPROXIMATE: &[&str] = &[
-    "about",
-    "approximately",
-    "around",
-    "roughly",
-    "some",
-    "nearly",
-    "almost",
-];
+/// no claim of an exact value ("nearly" and "almost" are [`BOUNDS`], read as such first).
+const APPROXIMATE: &[&str] = &["about", "approximately", "around", "roughly", "some"];
 
 /// A number spliced in from another of the aligned sentences: the answer sentence was aligned
 /// to several source sentences (`parts`, joined for the other checks), its number with a unit
