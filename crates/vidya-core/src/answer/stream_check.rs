@@ -516,6 +516,22 @@ mod tests {
         assert_eq!(cut, None);
     }
 
+    /// Biology 2e (OpenStax), ch. 26; the model answered "Two years" (the ninth set of
+    /// student questions, stop 58; graded wrong: the book gives an upper bound).
+    const PINE: &str = "Fertilization and seed development is a long process in pine trees: it may take up to two years after pollination.";
+
+    #[test]
+    fn a_bare_number_keeps_the_bound_the_book_puts_on_it() {
+        let q = "pine tree takes how long to make seeds after pollination";
+        let (text, shown, cut) = run_asked(&source(PINE), q, &["Two years [1]."]);
+        assert_eq!(cut, Some(Cut::LostPoint), "{text}");
+        assert!(shown.is_empty());
+        let unbounded = PINE.replace("up to two years", "two years");
+        let (text, _, cut) = run_asked(&source(&unbounded), q, &["Two years [1]."]);
+        assert_eq!(cut, None);
+        assert!(text.contains("Two years"), "{text}");
+    }
+
     /// Physics (OpenStax), p. 310 and p. 287; the model answered "C" (graded wrong: the
     /// symbol of capacitance and the coulomb, not the farad), as the pruner quotes it: "…"
     /// between kept sentences.

@@ -177,6 +177,8 @@ pub const OPPOSITES: &[(&str, &str)] = &[
     ("larger", "smaller"),
     ("bigger", "smaller"),
     ("higher", "lower"),
+    ("better", "worse"),
+    ("best", "worst"),
     ("increase", "decrease"),
     ("increase", "reduce"),
     ("increases", "reduces"),

@@ -250,7 +250,9 @@ pub const FRAGMENT_QUESTION_SHARE: f32 = 0.75;
 /// hold the fragment as a whole (spaces and case aside; not inside a word or a unit,
 /// [`holds_whole`]) and at least [`FRAGMENT_QUESTION_SHARE`] of the
 /// question's content words. "J/K" for "SI unit of specific heat" is not such an answer when
-/// the sentence with "J/K" is about entropy. Lead-ins ("Sure!", "Answer:"), "Yes"/"No", and
+/// the sentence with "J/K" is about entropy. Nor is a number the sentence bounds, given bare
+/// ("two years" where it says "up to two years", [`numbers::bound_dropped`]; the ninth set of
+/// student questions, stop 58, graded wrong). Lead-ins ("Sure!", "Answer:"), "Yes"/"No", and
 /// questions in another script than Latin are not judged (true). `fragment` is without its
 /// `[n]` marks, as a checked sentence's text is ([`super::grounding::CheckedSentence::text`]).
 pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> bool {
@@ -277,6 +279,7 @@ pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> boo
         return true;
     }
     let needle: Vec<char> = compact(bare).chars().collect();
+    let said = words::read(bare);
     sources.iter().any(|p| {
         quote_sentences(p).any(|text| {
             holds_whole(text, &needle) && {
@@ -286,6 +289,7 @@ pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> boo
                     .filter(|w| s.words.iter().any(|x| align::same_word(w, x)))
                     .count();
                 found as f32 >= FRAGMENT_QUESTION_SHARE * asked.len() as f32
+                    && numbers::bound_dropped(&said, &s).is_none()
             }
         })
     })

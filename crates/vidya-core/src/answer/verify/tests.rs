@@ -212,6 +212,12 @@ fn an_opposite_direction_or_comparative_is_rejected() {
         "Sound travels faster in solids than in air.",
     );
     assert!(kinds(&v).contains(&"direction"), "{:?}", v.findings);
+    // Physics (OpenStax), ch. 8: "better" and "worse" (the irregular comparatives; stop 59).
+    let v = check(
+        "Rockets actually work worse in a vacuum.",
+        "They actually work better in a vacuum, where they can expel exhaust gases more easily.",
+    );
+    assert!(kinds(&v).contains(&"direction"), "{:?}", v.findings);
 }
 
 #[test]
