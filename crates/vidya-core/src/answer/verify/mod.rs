@@ -487,6 +487,13 @@ pub fn verify_with(answer: &str, sources: &[&str], lex: Option<&Lexicon>) -> Ver
         || ((aligned.len() == 1 || translated) && causes::reversed(&a, &s, lex))
         || (!translated
             && (roles::crossed_clauses(&a, &s, lex)
+                // "mechanical work is converted into electrical energy" where the book
+                // converts electrical energy to mechanical work (stop 59).
+                || sides::conversion(&a)
+                    .zip(sides::conversion(&s))
+                    .is_some_and(|((af, ai), (sf, si))| {
+                        sides::conversion_reversed((&af, &ai), (&sf, &si))
+                    })
                 || sides::exchanged(&a, &s, lex)
                 || sides::exchanged_around_frame(&a, &s, lex)
                 || swaps::comparison_reversed(&a, &s, lex)))

@@ -66,6 +66,56 @@ fn side(x: &Sentence, k: usize, before: bool) -> Vec<&Word> {
     }
 }
 
+/// Auxiliaries skipped before a relation verb ("the generative cell **is** contained
+/// within …").
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "being", "can", "may",
+];
+
+/// Prepositions skipped after a relation verb ("contained **within** the larger …", "found
+/// **in**"); not "by" (a passive's agent is read by its own rule), nor "of" or "to".
+const PREPOSITIONS: &[&str] = &[
+    "in", "into", "within", "inside", "on", "onto", "at", "from", "through", "around",
+];
+
+/// [`side`] past the relation's auxiliaries (before it) or its prepositions and articles
+/// (after it): "the generative cell" and "the larger pollen tube cell" of "the generative cell
+/// is contained within the larger pollen tube cell".
+fn side_past(x: &Sentence, k: usize, before: bool) -> Vec<&Word> {
+    let clause = x.words[k].clause;
+    let skip = |w: &Word| {
+        w.clause == clause
+            && if before {
+                AUXILIARIES.contains(&w.lower.as_str())
+            } else {
+                PREPOSITIONS.contains(&w.lower.as_str()) || DETERMINERS.contains(&w.lower.as_str())
+            }
+    };
+    let mut at = k;
+    if before {
+        while at > 0 && skip(&x.words[at - 1]) {
+            at -= 1;
+        }
+    } else {
+        while at + 1 < x.words.len() && skip(&x.words[at + 1]) {
+            at += 1;
+        }
+    }
+    side(x, at, before)
+}
+
+/// True when a word of `al` that `ar` lacks stands in `sr` and not in `sl`, and a word of
+/// `ar` that `al` lacks stands in `sl` and not in `sr`: a term of each side crossed to the
+/// other, while words that stay on their side ("larger") tell nothing.
+fn crossed(al: &[&Word], ar: &[&Word], sl: &[&Word], sr: &[&Word]) -> bool {
+    let has = |p: &[&Word], w: &Word| p.iter().any(|x| same_word(w, x));
+    let goes = |from: &[&Word], other: &[&Word], to: &[&Word], away: &[&Word]| {
+        from.iter()
+            .any(|w| !has(other, w) && has(to, w) && !has(away, w))
+    };
+    goes(al, ar, sr, sl) && goes(ar, al, sl, sr)
+}
+
 /// True when each word of `p` is in `q` and each of `q` in `p` ([`same_word`]).
 fn same_phrase(p: &[&Word], q: &[&Word]) -> bool {
     p.iter().all(|w| q.iter().any(|x| same_word(w, x)))
@@ -76,7 +126,11 @@ fn same_phrase(p: &[&Word], q: &[&Word]) -> bool {
 /// the same form, has the phrase before it in the answer where the source has the phrase after
 /// it, and the other way round, and the two phrases differ. Not for relations that hold both
 /// ways ([`SYMMETRIC`]) or a passive in one only ("is outnumbered by" reads the sides the
-/// other way: the forms then differ, or "by" follows in one).
+/// other way: the forms then differ, or "by" follows in one). Where a side is no phrase
+/// right beside the verb, it is read past the verb's auxiliaries and prepositions
+/// ([`side_past`]), and a term of each side must have crossed to the other ([`crossed`]):
+/// "the pollen tube cell is contained within the larger generative cell" where the book
+/// says "the generative cell is contained within the larger pollen tube cell" (stop 59).
 pub fn exchanged(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
     let once = |x: &Sentence, w: &Word| x.words.iter().filter(|y| y.lower == w.lower).count() == 1;
     let by_after = |x: &Sentence, k: usize| {
@@ -101,10 +155,17 @@ pub fn exchanged(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
         }
         let (al, ar) = (side(a, k, true), side(a, k, false));
         let (sl, sr) = (side(s, j, true), side(s, j, false));
-        if [&al, &ar, &sl, &sr].iter().any(|p| p.is_empty()) {
+        if [&al, &ar, &sl, &sr].iter().all(|p| !p.is_empty()) {
+            if same_phrase(&al, &sr) && same_phrase(&ar, &sl) && !same_phrase(&al, &ar) {
+                return true;
+            }
             continue;
         }
-        if same_phrase(&al, &sr) && same_phrase(&ar, &sl) && !same_phrase(&al, &ar) {
+        // A relation with its auxiliaries and prepositions ("is contained within"): the
+        // phrases past them, a term of each crossed to the other side.
+        let (al, ar) = (side_past(a, k, true), side_past(a, k, false));
+        let (sl, sr) = (side_past(s, j, true), side_past(s, j, false));
+        if [&al, &ar, &sl, &sr].iter().all(|p| !p.is_empty()) && crossed(&al, &ar, &sl, &sr) {
             return true;
         }
     }
@@ -112,7 +173,7 @@ pub fn exchanged(a: &Sentence, s: &Sentence, lex: Option<&Lexicon>) -> bool {
 }
 
 /// English verbs of conversion whose object turns "into" something ("converts mechanical
-/// energy into electrical energy", "is changed into"), as word beginnings.
+/// energy into electrical energy", "is changed into", "is converted to"), as word beginnings.
 const CONVERTS: &[&str] = &["convert", "chang", "transform", "turn"];
 
 /// The two sides of a conversion in `x`: what is converted and what it becomes, as content
@@ -121,7 +182,12 @@ const CONVERTS: &[&str] = &["convert", "chang", "transform", "turn"];
 pub fn conversion(x: &Sentence) -> Option<(Vec<Word>, Vec<Word>)> {
     let is_verb = |w: &Word| CONVERTS.iter().any(|p| w.lower.starts_with(p));
     for (k, into) in x.words.iter().enumerate() {
-        if into.lower != "into" {
+        // "into", or "to" right after the verb ("is converted to mechanical work").
+        let to_after_verb = into.lower == "to"
+            && k > 0
+            && is_verb(&x.words[k - 1])
+            && x.words[k - 1].clause == into.clause;
+        if into.lower != "into" && !to_after_verb {
             continue;
         }
         let clause = into.clause;

@@ -116,7 +116,9 @@ fn lexicon() -> Lexicon {
          s\tn93\tthreat\t\n\
          s\tn94\tmovement|moving\t\n\
          s\tv95\tmanipulate\t\n\
-         s\tn95\tmanipulation\t\n",
+         s\tn95\tmanipulation\t\n\
+         s\tv96\tcontain|hold\t\n\
+         s\tv97\tconvert\t\n",
     )
 }
 
@@ -1160,6 +1162,53 @@ fn the_two_sides_of_a_relation_exchanged_are_rejected() {
     assert_kept(
         "In the typical human body, prokaryotic cells outnumber human body cells by ten to one.",
         body,
+    );
+}
+
+/// Biology 2e (OpenStax), ch. 32: the two sides of "is contained within" exchanged (the
+/// held pairs' dev half, stop 59): each side is read past the auxiliary and the preposition,
+/// and "larger", which stays on its side, tells nothing. (The mini lexicon here lets the
+/// "who does what" rule catch it too; WordNet's readings of "contained" do not.)
+#[test]
+fn the_sides_past_an_auxiliary_and_a_preposition_exchanged_are_rejected() {
+    let lex = lexicon();
+    let pollen =
+        words::read("The generative cell is contained within the larger pollen tube cell.");
+    let read = |a: &str| sides::exchanged(&words::read(a), &pollen, Some(&lex));
+    assert!(read(
+        "The pollen tube cell is contained within the larger generative cell."
+    ));
+    assert!(!read(
+        "The generative cell is held within the larger pollen tube cell."
+    ));
+    assert!(!read(
+        "The generative cell is contained within the pollen tube cell."
+    ));
+    assert_kept(
+        "The generative cell is contained within the larger pollen tube cell.",
+        "The generative cell is contained within the larger pollen tube cell.",
+    );
+}
+
+/// Physics (OpenStax), ch. 20: a conversion "to" the other way round (the held pairs' dev
+/// half, stop 59).
+#[test]
+fn a_conversion_to_read_the_other_way_round_is_rejected() {
+    let motor = "Electrical energy is converted to mechanical work in the process.";
+    let (from, to) = sides::conversion(&words::read(motor)).expect("a conversion");
+    let (af, ai) = sides::conversion(&words::read(
+        "In a motor, mechanical work is converted into electrical energy.",
+    ))
+    .expect("a conversion");
+    assert!(sides::conversion_reversed((&af, &ai), (&from, &to)));
+    let v = check(
+        "In a motor, mechanical work is converted into electrical energy.",
+        motor,
+    );
+    assert!(kinds(&v).contains(&"roles"), "{:?}", v.findings);
+    assert_kept(
+        "Electrical energy is converted into mechanical work.",
+        motor,
     );
 }
 
