@@ -306,10 +306,15 @@ impl<'a> StreamCheck<'a> {
             }
         }
         let first = g.sentences.iter().find(|s| s.verdict != Verdict::NotAFact);
-        // A bare answer ("J/K") before any statement: it must be what the sources give for
-        // the question.
+        // A bare answer ("J/K") before any statement, or numbers alone ("two to one", which
+        // the check reads as a statement): it must be what the sources give for the question.
         let bare_off = first_fact
-            && first.is_none()
+            && first.is_none_or(|f| {
+                super::verify::words::read(&f.text)
+                    .content()
+                    .next()
+                    .is_none()
+            })
             && !self.question.is_empty()
             && g.sentences.first().is_some_and(|s| {
                 !super::verify::fragment_answers(
@@ -326,6 +331,10 @@ impl<'a> StreamCheck<'a> {
                         && (super::verify::answers_another_question(self.question, &s.text)
                             || (self.answering
                                 && (super::verify::asked::asks_a_choice(self.question)
+                                    || super::verify::asked::asks_what_no_passage_has(
+                                        self.question,
+                                        self.grounder.source_texts(),
+                                    )
                                     || super::verify::asked::restates_the_question(
                                         self.question,
                                         &s.text,
@@ -530,6 +539,28 @@ mod tests {
         let (text, _, cut) = run_asked(&source(&unbounded), q, &["Two years [1]."]);
         assert_eq!(cut, None);
         assert!(text.contains("Two years"), "{text}");
+    }
+
+    /// Biology 2e (OpenStax), p. 205 and p. 209; asked the least and most chiasmata per
+    /// chromosome, the model answered "two to one" (the twelfth set of student questions,
+    /// stop 59; graded wrong): numbers alone, from a sentence on ploidy.
+    const CHIASMATA: &str = "There must be at least one chiasma per chromosome for proper separation of homologous chromosomes during meiosis I, but there may be as many as 25. … When the chiasmata resolve and the tetrad is broken up with the homologous chromosomes moving to one pole or another, the ploidy level—the number of sets of chromosomes in each future nucleus—has been reduced from two to one.";
+
+    #[test]
+    fn numbers_alone_must_come_from_a_sentence_about_the_question() {
+        let q = "min how many chiasma per chromosome in meiosis 1 n max??";
+        let (text, shown, cut) = run_asked(&source(CHIASMATA), q, &["two to one [1]"]);
+        assert_eq!(cut, Some(Cut::LostPoint), "{text}");
+        assert!(shown.is_empty());
+        // Numbers from the sentence about what was asked stand (Biology 2e, p. 8).
+        let ph = "The pH scale is, as we previously mentioned, an inverse logarithm and ranges from 0 to 14.";
+        let (text, _, cut) = run_asked(
+            &source(ph),
+            "wat is the range of the pH scale",
+            &["0 to 14 [1]"],
+        );
+        assert_eq!(cut, None, "{text}");
+        assert!(text.contains("0 to 14"), "{text}");
     }
 
     /// Physics (OpenStax), p. 310 and p. 287; the model answered "C" (graded wrong: the

@@ -84,6 +84,51 @@ pub fn misses_the_question_with(
     (found as f32) < FRAGMENT_QUESTION_SHARE * asked.len() as f32
 }
 
+/// True when none of the things `question` asks about is in the passages: every noun of it
+/// that WordNet knows (five letters or more; not a question word, not a Hinglish function
+/// word) is a word of no sentence of `sources`, as itself, its stem or a word of the same
+/// meaning, and there is at least one. "thermistor kya hota hai", answered from passages on
+/// temperature that never name a thermistor: the tutor restated one of them as the answer
+/// (the twelfth set of student questions, stop 59; graded wrong). The quotes are then no
+/// answer either, and the tutor must not present one as if it were. Questions in another
+/// script than Latin, and without such a noun, are not judged (false). With no lexicon:
+/// false.
+pub fn asks_what_no_passage_has(question: &str, sources: &[&str]) -> bool {
+    asks_what_no_passage_has_with(question, sources, Lexicon::get())
+}
+
+/// [`asks_what_no_passage_has`] with the lexicon given.
+pub fn asks_what_no_passage_has_with(
+    question: &str,
+    sources: &[&str],
+    lex: Option<&Lexicon>,
+) -> bool {
+    let Some(lex) = lex else {
+        return false;
+    };
+    let q = words::read(question);
+    if q.script != Some(Script::Latin) {
+        return false;
+    }
+    let book: Vec<Sentence> = sources.iter().map(|p| words::read(p)).collect();
+    let mut nouns = q
+        .content()
+        .filter(|w| {
+            w.lower.chars().count() >= 5
+                && !crate::retrieve::query::is_hinglish_function_word(&w.lower)
+                && !QUESTION_WORDS.contains(&w.lower.as_str())
+                && lex.is_noun(&w.lower)
+        })
+        .peekable();
+    nouns.peek().is_some()
+        && nouns.all(|w| {
+            !in_any(w, &book)
+                && !book
+                    .iter()
+                    .any(|s| s.content().any(|x| lex.same_meaning(&w.lower, &x.lower)))
+        })
+}
+
 /// True when `statement` (the tutor's first statement, without its `[n]` marks) says nothing
 /// the question did not: every word of it but the function words ("the", "is", "of") is a
 /// word of `question` ([`same_word`]), in any script. The 0.5B model echoes a question it
@@ -278,6 +323,44 @@ fn has_formula(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Physics (OpenStax), p. 172 and 174: asked what a thermistor is, retrieval found
+    /// passages on temperature that never name one, and the 0.5B model restated one of them
+    /// as the answer (the twelfth set of student questions, stop 59; graded wrong).
+    #[test]
+    fn a_question_whose_things_no_passage_names_is_caught() {
+        let lex = Lexicon::parse(
+            "s\tn1\tthermistor\t\n\
+             s\tn2\ttemperature\t\n\
+             s\tn3\tthermometer\t\n\
+             s\tn4\trefrigerator|fridge\t\n",
+        );
+        let passages = &[
+            "Temperature is the quantity measured by a thermometer.",
+            "The lowest temperature ever created and measured during a laboratory experiment \
+             was 1.0 × 10^ − 10 K, at Helsinki University of Technology in Finland.",
+        ];
+        let asks = |q: &str| asks_what_no_passage_has_with(q, passages, Some(&lex));
+        assert!(asks("thermistor kya hota hai"));
+        assert!(asks("what is a thermistor"));
+        // A thing the passages name, or a word of the same meaning: they are about it.
+        assert!(!asks("what does a thermometer measure"));
+        assert!(!asks("thermistor vs thermometer??"));
+        let fridge = &["A refrigerator keeps food cold by moving heat out of it."];
+        assert!(!asks_what_no_passage_has_with(
+            "how does a fridge work",
+            fridge,
+            Some(&lex)
+        ));
+        // No noun the lexicon knows, another script, or no lexicon: not judged.
+        assert!(!asks("wat is it"));
+        assert!(!asks("थर्मिस्टर क्या होता है"));
+        assert!(!asks_what_no_passage_has_with(
+            "what is a thermistor",
+            passages,
+            None
+        ));
+    }
 
     /// Physics ch. 7 and 9, stop 56's third set of new student questions: the 0.5B model gave
     /// the question back as its answer (graded partial); statements that answer stay.

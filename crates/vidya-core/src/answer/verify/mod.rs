@@ -246,7 +246,9 @@ pub fn answers_another_question_with(
 pub const FRAGMENT_QUESTION_SHARE: f32 = 0.75;
 
 /// True unless `fragment` is a bare answer of one or two words ("J/K", "C6H12O6",
-/// "electromagnetism") that no source sentence gives for `question`: a source sentence must
+/// "electromagnetism"), or of numbers and function words alone ("two to one": the twelfth
+/// set of student questions, stop 59, graded wrong), that no source sentence gives for
+/// `question`: a source sentence must
 /// hold the fragment as a whole (spaces and case aside; not inside a word or a unit,
 /// [`holds_whole`]) and at least [`FRAGMENT_QUESTION_SHARE`] of the
 /// question's content words. "J/K" for "SI unit of specific heat" is not such an answer when
@@ -275,7 +277,10 @@ pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> boo
         .content()
         .filter(|w| !crate::retrieve::query::is_hinglish_function_word(&w.lower))
         .collect();
-    if words == 0 || words > 2 || lead_in || asked.is_empty() || q.script != Some(Script::Latin) {
+    // A bare answer: one or two words, or numbers and function words alone ("two to one").
+    let bare_answer = words <= 2 || words::read(bare).content().next().is_none();
+    if words == 0 || !bare_answer || lead_in || asked.is_empty() || q.script != Some(Script::Latin)
+    {
         return true;
     }
     let needle: Vec<char> = compact(bare).chars().collect();
