@@ -169,6 +169,8 @@ fn check_eval_sets(root: &Path) -> Result<()> {
             "tests/eval/students_eighth.jsonl",
             "tests/eval/students_ninth.jsonl",
             "tests/eval/students_tenth.jsonl",
+            "tests/eval/students_eleventh.jsonl",
+            "tests/eval/students_twelfth.jsonl",
         ]),
     )?;
     // The held-out off-topic questions (never used to choose anything) are checked the same
