@@ -278,13 +278,13 @@ pub fn fragment_answers(question: &str, fragment: &str, sources: &[&str]) -> boo
         .filter(|w| !crate::retrieve::query::is_hinglish_function_word(&w.lower))
         .collect();
     // A bare answer: one or two words, or numbers and function words alone ("two to one").
-    let bare_answer = words <= 2 || words::read(bare).content().next().is_none();
+    let said = words::read(bare);
+    let bare_answer = words <= 2 || said.content().next().is_none();
     if words == 0 || !bare_answer || lead_in || asked.is_empty() || q.script != Some(Script::Latin)
     {
         return true;
     }
     let needle: Vec<char> = compact(bare).chars().collect();
-    let said = words::read(bare);
     sources.iter().any(|p| {
         quote_sentences(p).any(|text| {
             holds_whole(text, &needle) && {
